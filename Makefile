@@ -1,0 +1,51 @@
+# reuseport-migrate: the front door.  See README.md.
+#
+#   make deps        install every Debian package the targets need (apt-get, idempotent)
+#   make tree        pristine linux-source-$(KERNEL) + series/ in $(CACHE)/$(KERNEL)/linux
+#   make export      regenerate series/ from the worktree's commits
+#   make kunit       kunit.py run --arch=x86_64 with .kunitconfig (QEMU, TCG unless KVM=1)
+#   make kselftest   boot the test kernel in QEMU and run the net selftests of kselftest/tests.txt
+#   make check       kunit + kselftest for each tree in KERNELS, ending "N passed, N failed"
+#
+# Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
+# /var/tmp/reuseport-migrate), KVM=1 (try KVM behind a boot probe), FORCE=1 (make tree may
+# discard unexported worktree commits), JOBS.
+
+KERNEL ?= 6.1
+KERNELS ?= $(KERNEL)
+CACHE ?= /var/tmp/reuseport-migrate
+export KERNEL KERNELS CACHE
+
+DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache \
+	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils rsync kmod \
+	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
+	libnuma-dev libmnl-dev libcap-dev sparse
+
+.PHONY: all deps tree export kunit kselftest check help
+all: help
+help:
+	@sed -n '2,15s/^# \{0,1\}//p' Makefile
+
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	else echo "deps: all $(words $(DEPS)) packages installed"; fi
+	@dpkg-query -W -f='$${Package} $${Version}\n' linux-source-6.1 linux-source-6.12
+
+tree: deps
+	tools/tree.sh
+
+export:
+	tools/export.sh
+
+kunit: tree
+	tools/kunit.sh
+
+kselftest: tree
+	tools/kselftest.sh
+
+check: deps
+	tools/check.sh

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# make check: make kunit then make kselftest for each base tree in KERNELS (default: KERNEL),
+# then one line "N passed, N failed" counting every KUnit case and every kselftest.
+. "$(dirname "$0")/common.sh"
+kernels=${KERNELS:-$KERNEL}
+total_p=0 total_f=0 rc=0
+summary=()
+for k in $kernels; do
+	t0=$(date +%s)
+	KERNEL=$k "$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
+	for step in kunit kselftest; do
+		KERNEL=$k "$REPO/tools/$step.sh" || rc=1
+		case $step in
+		kunit) f=$CACHE/$k/build/kunit.counts ;;
+		kselftest) f=$CACHE/$k/kselftest/counts ;;
+		esac
+		if [ -f "$f" ]; then read -r p n < "$f"; else p=0 n=1; fi
+		total_p=$((total_p + p)) total_f=$((total_f + n))
+		summary+=("$k $step: $p passed, $n failed")
+	done
+	summary+=("$k: $(( $(date +%s) - t0 )) s")
+done
+printf '%s\n' "${summary[@]}"
+echo "$total_p passed, $total_f failed"
+[ "$rc" = 0 ] && [ "$total_f" = 0 ]

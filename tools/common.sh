@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Shared settings for the reuseport-migrate scripts.  Sourced, not run.
+#
+# KERNEL  base tree: 6.1 (default) or 6.12
+# CACHE   where trees, builds and ccache live (outside the repository)
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KERNEL=${KERNEL:-6.1}
+CACHE=${CACHE:-/var/tmp/reuseport-migrate}
+case "$KERNEL" in
+6.1|6.12) ;;
+*) echo "error: KERNEL=$KERNEL is not supported (use 6.1 or 6.12)" >&2; exit 2 ;;
+esac
+PKG=linux-source-$KERNEL
+TARBALL=/usr/src/$PKG.tar.xz
+TREE=$CACHE/$KERNEL/linux          # git worktree: pristine commit + series
+BUILD=$CACHE/$KERNEL/build         # kernel build directory (O=)
+KSTOUT=$CACHE/$KERNEL/kselftest    # selftest binaries, initramfs, logs
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+JOBS=${JOBS:-$(nproc)}
+
+log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${0##*/}" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# need CMD PACKAGE: fail naming the package and the command that installs it.
+need() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' is missing: install it with 'apt-get install -y $2' (or run 'make deps')"
+}
+
+# need_pkg PACKAGE: same, for packages without a command (libraries, sources).
+need_pkg() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' ||
+		die "package '$1' is missing: install it with 'apt-get install -y $1' (or run 'make deps')"
+}
+
+pkg_version() { dpkg-query -W -f='${Version}' "$1"; }
+
+# The identity every patch of the series carries.
+GIT_IDENT_NAME="reuseport-migrate developers"
+GIT_IDENT_EMAIL="dev@reuseport-migrate.invalid"
+export GIT_AUTHOR_NAME="$GIT_IDENT_NAME" GIT_AUTHOR_EMAIL="$GIT_IDENT_EMAIL"
+export GIT_COMMITTER_NAME="$GIT_IDENT_NAME" GIT_COMMITTER_EMAIL="$GIT_IDENT_EMAIL"

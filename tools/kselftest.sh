@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# make kselftest: build the test kernel (shared with make kunit), the net selftests listed in
+# kselftest/tests.txt, an initramfs, boot it in QEMU with 2 CPUs, and collect the TAP output.
+# Fails if a test fails or skips, if the guest panics, has fewer CPUs than asked, or times out.
+# Writes $KSTOUT/counts ("passed failed") for make check.
+. "$(dirname "$0")/common.sh"
+need qemu-system-x86_64 qemu-system-x86
+need cpio cpio
+need gcc gcc
+need clang clang
+[ -x /bin/busybox ] || die "busybox is missing: install it with 'apt-get install -y busybox-static'"
+[ -x /usr/sbin/xtables-legacy-multi ] || die "iptables is missing: install it with 'apt-get install -y iptables'"
+need_pkg libbpf-dev
+need_pkg libnuma-dev
+
+CPUS=${CPUS:-2}
+mkdir -p "$KSTOUT"
+rm -f "$KSTOUT/counts"
+"$REPO/tools/build-kernel.sh"
+
+log "installing UAPI headers into $BUILD/usr/include"
+make -s -C "$TREE" O="$BUILD" headers >&2
+
+# Build only what tests.txt runs: the whole TARGETS=net does not compile in Debian's trees
+# (tools/testing/selftests/net/tls.c, see README).  Programs are make goals of the net
+# selftest Makefile, scripts are copied with their helpers.
+progs=() scripts=(in_netns.sh)
+while read -r name _ cmd; do
+	f=${cmd%% *}; f=${f#./}
+	case $f in
+	*.sh) scripts+=("$f"); [ -f "$TREE/tools/testing/selftests/net/${f%.sh}.c" ] && progs+=("${f%.sh}") ;;
+	*) progs+=("$f") ;;
+	esac
+done < <(grep -v '^[[:space:]]*\(#\|$\)' "$REPO/kselftest/tests.txt")
+out=$KSTOUT/net
+rm -rf "$out" && mkdir -p "$out"
+log "building selftests: ${progs[*]}"
+make -s -C "$TREE/tools/testing/selftests/net" OUTPUT="$out" \
+	KHDR_INCLUDES="-isystem $BUILD/usr/include" \
+	$(printf "$out/%s " "${progs[@]}") >&2 || die "building the net selftests failed"
+for s in "${scripts[@]}"; do cp "$TREE/tools/testing/selftests/net/$s" "$out/"; done
+
+"$REPO/kselftest/mkinitramfs.sh" "$KSTOUT/initramfs.cpio.gz" "$out" "$REPO/kselftest/tests.txt" >&2
+
+logf=$KSTOUT/guest.log
+set +e
+"$REPO/tools/qemu-run.sh" "$BUILD/arch/x86/boot/bzImage" "$KSTOUT/initramfs.cpio.gz" "$logf" \
+	"${KSELFTEST_TIMEOUT:-1200}" "$CPUS"
+qrc=$?
+set -e
+
+planned=$(grep -c -v '^[[:space:]]*\(#\|$\)' "$REPO/kselftest/tests.txt")
+passed=$(grep -c '^ok [0-9]' "$logf" || true)
+failed=$(grep -c '^not ok [0-9]' "$logf" || true)
+problems=()
+grep -q '^rm-guest: done' "$logf" || problems+=("the guest did not finish its test list (qemu exit $qrc)")
+grep -q 'Kernel panic' "$logf" && problems+=("the guest panicked")
+nproc=$(sed -n 's/^rm-guest: nproc=\([0-9]*\).*/\1/p' "$logf")
+[ "${nproc:-0}" -ge "$CPUS" ] || problems+=("the guest has ${nproc:-?} CPUs, $CPUS were asked")
+missing=$(( planned - passed - failed ))
+[ "$missing" -le 0 ] || { problems+=("$missing planned tests never reported"); failed=$((failed + missing)); }
+if [ "${#problems[@]}" -gt 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+echo "$passed $failed" > "$KSTOUT/counts"
+grep '^not ok' "$logf" >&2 || true
+for p in "${problems[@]}"; do log "FAIL: $p"; done
+echo "kselftest ($KERNEL): $passed passed, $failed failed (guest nproc=${nproc:-?}, log $logf)"
+[ "$failed" = 0 ]

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make kunit: kunit.py run --arch=x86_64 in the worktree with the root .kunitconfig plus the
+# kselftest fragment (one kernel build serves both runners), build directory in the cache.
+#
+# Writes $BUILD/kunit.counts ("passed failed") for make check and exits with kunit.py's status,
+# or non-zero when any case is skipped or crashed (a skip is not a pass here).
+. "$(dirname "$0")/common.sh"
+need python3 python3
+need ccache ccache
+need qemu-system-x86_64 qemu-system-x86
+[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
+
+accel_args=()
+if [ "${KVM:-0}" = 1 ]; then
+	if "$REPO/tools/kvm-probe.sh"; then
+		accel_args=(--qemu_args='-accel kvm')
+		log "accelerator: KVM (KVM=1 and the boot probe passed)"
+	else
+		log "accelerator: TCG (KVM=1 asked, but the boot probe failed)"
+	fi
+else
+	log "accelerator: TCG (set KVM=1 to try KVM behind a boot probe)"
+fi
+
+mkdir -p "$BUILD"
+out=$BUILD/kunit.log
+rm -f "$BUILD/kunit.counts"
+start=$(date +%s)
+set +e
+(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--kunitconfig="$REPO/.kunitconfig" --kunitconfig="$REPO/kselftest/config" \
+	--build_dir="$BUILD" --jobs="$JOBS" --make_options 'CC=ccache gcc' \
+	--qemu_args='-smp 2 -m 1024' "${accel_args[@]}" \
+	--timeout="${KUNIT_TIMEOUT:-900}" ${KUNIT_FILTER:+"$KUNIT_FILTER"}) 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+set -e
+log "kunit.py exited $rc after $(( $(date +%s) - start )) s"
+
+summary=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -a 'Testing complete\.' | tail -n 1 || true)
+count() { sed -n "s/.*[ ,]$1: \([0-9]*\).*/\1/p" <<<"$summary"; }
+passed=$(count passed); failed=$(count failed); crashed=$(count crashed)
+skipped=$(count skipped); errors=$(count errors)
+passed=${passed:-0}; bad=$(( ${failed:-0} + ${crashed:-0} + ${skipped:-0} + ${errors:-0} ))
+if [ -z "$summary" ]; then
+	log "no KUnit summary (build failure or guest crash): counted as 1 failure"
+	bad=1
+fi
+if [ "$rc" = 0 ] && [ "$bad" -gt 0 ]; then
+	log "skipped or crashed cases are failures here: $summary"
+	rc=1
+fi
+[ "$rc" = 0 ] || [ "$bad" -gt 0 ] || bad=1
+echo "$passed $bad" > "$BUILD/kunit.counts"
+echo "kunit ($KERNEL): $passed passed, $bad failed"
+exit "$rc"
