@@ -14,11 +14,14 @@ case "$KERNEL" in
 esac
 PKG=linux-source-$KERNEL
 TARBALL=/usr/src/$PKG.tar.xz
-TREE=$CACHE/$KERNEL/linux          # git worktree: pristine commit + series
-BUILD=$CACHE/$KERNEL/build         # kernel build directory (O=)
-KSTOUT=$CACHE/$KERNEL/kselftest    # selftest binaries, initramfs, logs
+TREE=${TREE:-$CACHE/$KERNEL/linux}        # git worktree: pristine commit + series
+BUILD=${BUILD:-$CACHE/$KERNEL/build}       # kernel build directory (O=)
+KSTOUT=${KSTOUT:-$CACHE/$KERNEL/kselftest} # selftest binaries, initramfs, logs
+KSELFTEST_LIST=${KSELFTEST_LIST:-$REPO/kselftest/tests.txt}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Paths under the cache are hashed relative to it, so worktrees and build directories share hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 JOBS=${JOBS:-$(nproc)}
 
 log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${0##*/}" "$*" >&2; }
@@ -43,3 +46,16 @@ GIT_IDENT_NAME="reuseport-migrate developers"
 GIT_IDENT_EMAIL="dev@reuseport-migrate.invalid"
 export GIT_AUTHOR_NAME="$GIT_IDENT_NAME" GIT_AUTHOR_EMAIL="$GIT_IDENT_EMAIL"
 export GIT_COMMITTER_NAME="$GIT_IDENT_NAME" GIT_COMMITTER_EMAIL="$GIT_IDENT_EMAIL"
+
+# series_patches: the patch names of series/series, in order (comments and blanks dropped).
+series_patches() {
+	[ -f "$REPO/series/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series"
+}
+
+# series_hash: a digest of the patch list and the patches' contents (not of the comments,
+# so recording another base's version does not make the trees re-apply).
+series_hash() {
+	(cd "$REPO/series" && series_patches | while read -r p; do echo "== $p"; cat "$p"; done) |
+		sha256sum | cut -c1-16
+}

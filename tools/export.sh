@@ -25,7 +25,5 @@ cp "$tmp"/*.patch "$REPO/series/" 2>/dev/null || true
 cp "$tmp/series" "$REPO/series/series"
 
 # Record the export as what the tree is at, so 'make tree' sees it up to date.
-patches=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/series/series")
-hash=$(cd "$REPO/series" && { cat series; for p in $patches; do cat "$p"; done; } | sha256sum | cut -c1-16)
-echo "$hash $(git -C "$TREE" rev-parse HEAD)" > "$TREE/.git/reuseport-migrate-state"
-log "exported $(echo "$patches" | grep -c . || true) patches to series/"
+echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" > "$TREE/.git/reuseport-migrate-state"
+log "exported $(series_patches | wc -l) patches to series/"

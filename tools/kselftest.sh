@@ -16,10 +16,19 @@ need_pkg libnuma-dev
 CPUS=${CPUS:-2}
 mkdir -p "$KSTOUT"
 rm -f "$KSTOUT/counts"
-"$REPO/tools/build-kernel.sh"
+# KST_KERNEL: boot this bzImage instead of building the tree's test kernel (e.g. to run
+# selftests of another worktree on an already built kernel).
+if [ -n "${KST_KERNEL:-}" ]; then
+	kernel=$KST_KERNEL
+	[ -f "$kernel" ] || die "KST_KERNEL=$kernel does not exist"
+else
+	"$REPO/tools/build-kernel.sh"
+	kernel=$BUILD/arch/x86/boot/bzImage
+fi
 
-log "installing UAPI headers into $BUILD/usr/include"
-make -s -C "$TREE" O="$BUILD" headers >&2
+hdr=$KSTOUT/hdr
+log "installing UAPI headers into $hdr/usr/include"
+make -s -C "$TREE" O="$hdr" headers >&2 || die "make headers failed in $TREE"
 
 # Build only what tests.txt runs: the whole TARGETS=net does not compile in Debian's trees
 # (tools/testing/selftests/net/tls.c, see README).  Programs are make goals of the net
@@ -31,25 +40,25 @@ while read -r name _ cmd; do
 	*.sh) scripts+=("$f"); [ -f "$TREE/tools/testing/selftests/net/${f%.sh}.c" ] && progs+=("${f%.sh}") ;;
 	*) progs+=("$f") ;;
 	esac
-done < <(grep -v '^[[:space:]]*\(#\|$\)' "$REPO/kselftest/tests.txt")
+done < <(grep -v '^[[:space:]]*\(#\|$\)' "$KSELFTEST_LIST")
 out=$KSTOUT/net
 rm -rf "$out" && mkdir -p "$out"
 log "building selftests: ${progs[*]}"
 make -s -C "$TREE/tools/testing/selftests/net" OUTPUT="$out" \
-	KHDR_INCLUDES="-isystem $BUILD/usr/include" \
+	KHDR_INCLUDES="-isystem $hdr/usr/include" \
 	$(printf "$out/%s " "${progs[@]}") >&2 || die "building the net selftests failed"
 for s in "${scripts[@]}"; do cp "$TREE/tools/testing/selftests/net/$s" "$out/"; done
 
-"$REPO/kselftest/mkinitramfs.sh" "$KSTOUT/initramfs.cpio.gz" "$out" "$REPO/kselftest/tests.txt" >&2
+"$REPO/kselftest/mkinitramfs.sh" "$KSTOUT/initramfs.cpio.gz" "$out" "$KSELFTEST_LIST" >&2
 
 logf=$KSTOUT/guest.log
 set +e
-"$REPO/tools/qemu-run.sh" "$BUILD/arch/x86/boot/bzImage" "$KSTOUT/initramfs.cpio.gz" "$logf" \
+"$REPO/tools/qemu-run.sh" "$kernel" "$KSTOUT/initramfs.cpio.gz" "$logf" \
 	"${KSELFTEST_TIMEOUT:-1200}" "$CPUS"
 qrc=$?
 set -e
 
-planned=$(grep -c -v '^[[:space:]]*\(#\|$\)' "$REPO/kselftest/tests.txt")
+planned=$(grep -c -v '^[[:space:]]*\(#\|$\)' "$KSELFTEST_LIST")
 passed=$(grep -c '^ok [0-9]' "$logf" || true)
 failed=$(grep -c '^not ok [0-9]' "$logf" || true)
 problems=()

@@ -49,17 +49,16 @@ series_file=$REPO/series/series
 patches=()
 if [ -f "$series_file" ]; then
 	while read -r p; do
-		[ -n "$p" ] || continue
 		[ -f "$REPO/series/$p" ] || die "series/series lists '$p', which does not exist in series/"
 		patches+=("$p")
-	done < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$series_file")
+	done < <(series_patches)
 	made_on=$(sed -n "s/^# base $KERNEL: //p" "$series_file")
 	if [ -n "$made_on" ] && [ "$made_on" != "$installed" ]; then
 		log "warning: series/ was exported on $PKG $made_on; this tree is $installed (patches are applied anyway)"
 	fi
 fi
 
-series_hash=$(cd "$REPO/series" && { cat series 2>/dev/null; for p in "${patches[@]}"; do cat "$p"; done; } | sha256sum | cut -c1-16)
+series_hash=$(series_hash)
 head=$(git -C "$TREE" rev-parse HEAD)
 
 if [ -f "$state" ]; then
