@@ -17,11 +17,13 @@ done
 
 # add_bin PATH...: copy each binary with the shared libraries ldd lists, keeping paths.
 add_bin() {
-	local f lib
+	local f lib real
 	for f in "$@"; do
-		f=$(readlink -f "$f")
-		mkdir -p "$root$(dirname "$f")"
-		cp -L "$f" "$root$f"
+		real=$(readlink -f "$f")
+		mkdir -p "$root$(dirname "$real")" "$root$(dirname "$f")"
+		cp -L "$real" "$root$real"
+		[ "$f" = "$real" ] || ln -sf "$real" "$root$f"
+		f=$real
 		for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true); do
 			[ -e "$root$lib" ] && continue
 			mkdir -p "$root$(dirname "$lib")"

@@ -13,7 +13,7 @@ echo "qemu: accel=$accel cpus=$cpus timeout=${tmo}s" >&2
 set +e
 timeout --signal=KILL "$tmo" qemu-system-x86_64 -accel "$accel" -m "${QEMU_MEM:-2048}" \
 	-smp "$cpus" -nographic -no-reboot -bios qboot.rom -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init rm.cpus=$cpus kunit.filter_glob=none.none $extra" \
+	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init rm.cpus=$cpus kunit.enable=0 $extra" \
 	</dev/null 2>&1 | tr -d '\r' | tee "$logf"
 rc=${PIPESTATUS[0]}
 set -e

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# make series-check: hold every patch of series/ to netdev's CI standard, in order, on a
+# scratch worktree of the base tree ($CACHE/$KERNEL/check/linux, built in .../check/build
+# with the test kernel's config, so ccache shares the main build's objects):
+#   apply     git am of the patch alone
+#   build     incremental build of the whole kernel after the patch
+#   w1        gcc W=1 on the objects the patch touches: no warning the object lacked before
+#   checkpatch  scripts/checkpatch.pl --strict: 0 errors, 0 warnings, 0 checks
+#   kerneldoc scripts/kernel-doc -none on the touched .c/.h files: silent
+#   tags      From/Signed-off-by are the project identity, subject has a subsystem prefix,
+#             no duplicate subjects, Fixes: names a known upstream commit with its title
+# and, on the final tree, against the pristine tree:
+#   clang     LLVM=1 W=1 on every object the series touches: no new warning
+#   sparse    C=2 on the same objects: no new warning
+# One line per patch and check (PASS/FAIL and the reason), then a total.
+. "$(dirname "$0")/common.sh"
+need git git
+need ccache ccache
+need clang clang
+need sparse sparse
+need perl perl
+
+CHK=$CACHE/$KERNEL/check
+SRC=$CHK/linux
+OBJ=$CHK/build
+OBJ_CLANG=$CHK/build-clang
+known=$REPO/tools/upstream-commits.txt
+ident="$GIT_IDENT_NAME <$GIT_IDENT_EMAIL>"
+mapfile -t patches < <(series_patches)
+
+pass=0 fail=0
+report() { # STATUS PATCH CHECK [REASON]
+	printf '%-4s %-60s %-10s %s\n' "$1" "$2" "$3" "${4:-}"
+	if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+
+[ -f "$BUILD/.config" ] || "$REPO/tools/build-kernel.sh"
+[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+if [ ! -e "$SRC/.git" ]; then
+	mkdir -p "$CHK"
+	git -C "$TREE" worktree add -q --detach "$SRC" pristine
+fi
+git -C "$SRC" am --abort >/dev/null 2>&1 || true
+git -C "$SRC" checkout -q --detach pristine
+git -C "$SRC" reset -q --hard pristine
+
+mk() { make -s -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" "$@"; }
+mk_clang() { make -s -C "$SRC" O="$OBJ_CLANG" -j"$JOBS" LLVM=1 CC="ccache clang" "$@"; }
+
+mkdir -p "$OBJ"
+cp "$BUILD/.config" "$OBJ/.config"
+mk olddefconfig >/dev/null
+log "base build of the pristine tree in $OBJ"
+mk >/dev/null 2>"$CHK/base.log" || { cat "$CHK/base.log" >&2; die "the pristine tree does not build"; }
+
+# w1_warnings OBJECT...: the W=1 warnings of these objects, without line numbers.
+w1_warnings() {
+	local o
+	for o in "$@"; do
+		mk W=1 "$o" 2>&1 >/dev/null | grep -E 'warning:|error:' |
+			sed -E 's/:[0-9]+:[0-9]+:/:/' || true
+	done | sort -u
+}
+
+# objects_of FILE...: the .o built from each touched .c file in this config.
+objects_of() {
+	local f
+	for f in "$@"; do
+		case $f in *.c) [ -f "$OBJ/${f%.c}.o" ] && echo "${f%.c}.o" ;; esac
+	done
+	return 0
+}
+
+declare -A subjects=()
+all_touched=()
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	pf=$REPO/series/$p
+	mapfile -t touched < <(sed -n 's|^+++ b/||p' "$pf" | sort -u)
+	all_touched+=("${touched[@]}")
+	before=$(w1_warnings $(objects_of "${touched[@]}"))
+
+	if ! out=$(git -C "$SRC" am -q --keep-cr "$pf" 2>&1); then
+		report FAIL "$p" apply "$(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
+		git -C "$SRC" am --abort >/dev/null 2>&1 || true
+		break
+	fi
+	report PASS "$p" apply
+
+	if out=$(mk 2>&1 >/dev/null); then
+		report PASS "$p" build
+	else
+		report FAIL "$p" build "$(printf '%s\n' "$out" | grep -m 3 -E 'error|Error' | tr '\n' ' ')"
+	fi
+
+	after=$(w1_warnings $(objects_of "${touched[@]}"))
+	new=$(comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$after") | sed '/^$/d')
+	if [ -z "$new" ]; then
+		report PASS "$p" w1
+	else
+		report FAIL "$p" w1 "new W=1 warnings: $(printf '%s\n' "$new" | head -n 3 | tr '\n' ' ')"
+	fi
+
+	cp_out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse -q "$pf" 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
+	if [ -z "$cp_out" ]; then
+		report PASS "$p" checkpatch
+	else
+		report FAIL "$p" checkpatch "$(printf '%s\n' "$cp_out" | wc -l) issue(s): $(printf '%s\n' "$cp_out" | head -n 2 | tr '\n' ' ')"
+	fi
+
+	kd_files=()
+	for f in "${touched[@]}"; do
+		case $f in *.c|*.h) [ -f "$SRC/$f" ] && kd_files+=("$f") ;; esac
+	done
+	kd_out=""
+	[ "${#kd_files[@]}" = 0 ] || kd_out=$(cd "$SRC" && perl scripts/kernel-doc -none "${kd_files[@]}" 2>&1 || true)
+	if [ -z "$kd_out" ]; then
+		report PASS "$p" kerneldoc
+	else
+		report FAIL "$p" kerneldoc "$(printf '%s\n' "$kd_out" | head -n 2 | tr '\n' ' ')"
+	fi
+
+	problems=()
+	from=$(sed -n '0,/^From: /s/^From: //p' "$pf")
+	[ "$from" = "$ident" ] || problems+=("From: is '$from'")
+	grep -qxF "Signed-off-by: $ident" "$pf" || problems+=("no 'Signed-off-by: $ident'")
+	subject=$(sed -n '/^Subject: /{s/^Subject: \(\[[^]]*\] \)\{0,1\}//;p;q}' "$pf")
+	echo "$subject" | grep -Eq '^[a-z0-9_./-]+(: [a-z0-9_./ -]+)*: [^ ]' ||
+		problems+=("subject '$subject' has no subsystem prefix")
+	if [ -n "${subjects[$subject]:-}" ]; then
+		problems+=("subject repeats ${subjects[$subject]}")
+	fi
+	subjects[$subject]=$p
+	while read -r id title; do
+		line=$(grep -E "^$id[0-9a-f]* " "$known" 2>/dev/null | head -n 1)
+		if [ -z "$line" ]; then
+			problems+=("Fixes: $id is not in tools/upstream-commits.txt")
+		elif [ "(\"${line#* }\")" != "$title" ]; then
+			problems+=("Fixes: $id title differs from upstream's '${line#* }'")
+		fi
+	done < <(sed -n 's/^Fixes: \([0-9a-f]\{12,40\}\) \(.*\)$/\1 \2/p' "$pf")
+	if grep -qi '^Fixes:' "$pf" && ! grep -qE '^Fixes: [0-9a-f]{12,40} \(".*"\)$' "$pf"; then
+		problems+=("malformed Fixes: line")
+	fi
+	if [ "${#problems[@]}" = 0 ]; then
+		report PASS "$p" tags
+	else
+		report FAIL "$p" tags "$(IFS=';'; echo "${problems[*]}")"
+	fi
+done
+
+# The final tree against the pristine one, for clang and sparse, on every touched object.
+mapfile -t final_objs < <(objects_of $(printf '%s\n' "${all_touched[@]}" | sort -u))
+if [ "${#final_objs[@]}" -gt 0 ] && [ "$n" = "${#patches[@]}" ]; then
+	final=$(git -C "$SRC" rev-parse HEAD)
+	mkdir -p "$OBJ_CLANG"
+	cp "$BUILD/.config" "$OBJ_CLANG/.config"
+	mk_clang olddefconfig >/dev/null
+	mk_clang prepare >/dev/null 2>&1 || log "clang prepare reported errors"
+	tool_warnings() { # clang|sparse
+		local o
+		for o in "${final_objs[@]}"; do
+			[ -f "$SRC/${o%.o}.c" ] || continue
+			case $1 in
+			clang) mk_clang W=1 "$o" 2>&1 >/dev/null ;;
+			sparse) mk C=2 "$o" 2>&1 >/dev/null ;;
+			esac | grep -E 'warning:|error:' | sed -E 's/:[0-9]+:[0-9]+:/:/' || true
+		done | sort -u
+	}
+	git -C "$SRC" checkout -q --detach pristine
+	clang_before=$(tool_warnings clang)
+	sparse_before=$(tool_warnings sparse)
+	git -C "$SRC" checkout -q --detach "$final"
+	clang_after=$(tool_warnings clang)
+	sparse_after=$(tool_warnings sparse)
+	for t in clang sparse; do
+		b=${t}_before a=${t}_after
+		new=$(comm -13 <(printf '%s\n' "${!b}") <(printf '%s\n' "${!a}") | sed '/^$/d')
+		if [ -z "$new" ]; then
+			report PASS "(final tree, ${#final_objs[@]} objects)" "$t"
+		else
+			report FAIL "(final tree)" "$t" "$(printf '%s\n' "$new" | head -n 3 | tr '\n' ' ')"
+		fi
+	done
+	mk >/dev/null 2>&1 || true
+fi
+
+echo "series-check ($KERNEL, ${#patches[@]} patches): $pass passed, $fail failed"
+[ "$fail" = 0 ]
