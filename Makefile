@@ -6,6 +6,8 @@
 #   make kunit       kunit.py run --arch=x86_64 with .kunitconfig (QEMU, TCG unless KVM=1)
 #   make kselftest   boot the test kernel in QEMU and run the net selftests of kselftest/tests.txt
 #   make check       kunit + kselftest for each tree in KERNELS, ending "N passed, N failed"
+#   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,
+#                    kernel-doc, tags (bisect-check is the same)
 #
 # Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
 # /var/tmp/reuseport-migrate), KVM=1 (try KVM behind a boot probe), FORCE=1 (make tree may
@@ -19,12 +21,12 @@ export KERNEL KERNELS CACHE
 DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache \
 	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils rsync kmod \
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
-	libnuma-dev libmnl-dev libcap-dev sparse
+	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
-.PHONY: all deps tree export kunit kselftest check help
+.PHONY: all deps tree export kunit kselftest check series-check bisect-check help
 all: help
 help:
-	@sed -n '2,15s/^# \{0,1\}//p' Makefile
+	@sed -n '2,17s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -49,3 +51,6 @@ kselftest: tree
 
 check: deps
 	tools/check.sh
+
+series-check bisect-check: tree
+	tools/series-check.sh

@@ -74,7 +74,7 @@ def svg_chart(runs, path, title):
     # y axis: the smallest 1/2/5 x 10^k above the tallest bar (1 when all bars are 0)
     top = next(c for c in (m * 10.0 ** e for e in range(-2, 9) for m in (1, 2, 5))
                if c >= max(vmax * 1.15, 1.0))
-    W, H, L, R, T, B = 640, 380, 70, 20, 50, 60
+    W, H, L, R, T, B = 640, 400, 70, 20, 60, 70
     pw, ph = W - L - R, H - T - B
     gw = pw / max(len(modes), 1)
     bw = gw * 0.7 / max(len(fams), 1)
@@ -106,13 +106,19 @@ def svg_chart(runs, path, title):
                      f'{v:.2f}</text>')
         o.append(f'<text x="{L+gw*mi+gw/2:.1f}" y="{T+ph+18}" text-anchor="middle" '
                  f'font-size="13">{esc(m)}</text>')
+        p50 = " / ".join(f'{num(r, "restart_p50_ms"):.0f}' for fam in fams for r in runs
+                         if r["mode"] == m and r["family"] == fam)
+        o.append(f'<text x="{L+gw*mi+gw/2:.1f}" y="{T+ph+34}" text-anchor="middle" '
+                 f'font-size="10" fill="#555">restart p50 {p50} ms</text>')
     o.append(f'<line x1="{L}" y1="{T+ph}" x2="{W-R}" y2="{T+ph}" stroke="black"/>')
     o.append(f'<line x1="{L}" y1="{T}" x2="{L}" y2="{T+ph}" stroke="black"/>')
     for fi, fam in enumerate(fams):
-        x = L + 10 + fi * 90
-        o.append(f'<rect x="{x}" y="{H-22}" width="12" height="12" '
+        x = W - R - 70 * (len(fams) - fi)
+        o.append(f'<rect x="{x}" y="{T-14}" width="12" height="12" '
                  f'fill="{FAMILY_COLOUR.get(fam, "#888")}"/>')
-        o.append(f'<text x="{x+17}" y="{H-12}">IPv{esc(fam)}</text>')
+        o.append(f'<text x="{x+17}" y="{T-4}">IPv{esc(fam)}</text>')
+    o.append(f'<text x="{L}" y="{H-8}" font-size="10" fill="#555">restart p50: IPv'
+             f'{" / IPv".join(fams)}; failed = reset + refused + timeout + short reply</text>')
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")

@@ -39,6 +39,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -84,7 +85,8 @@ static void usage(FILE *f)
 "Each run (mode x family) runs in its own network namespace (unshare(CLONE_NEWNET), lo up)\n"
 "and sets net.ipv4.tcp_migrate_req there.\n"
 "\n"
-"  --mode LIST         comma list of modes, or 'all' (= off,sysctl,bpf,drain) [all]\n"
+"  --mode LIST         comma list of modes, or 'all' (= off,sysctl,bpf,drain) [all];\n"
+"                      when --mode, --family or --cost-q is given twice, the last one counts\n"
 "                        off      tcp_migrate_req=0: a closing listener resets its queue\n"
 "                        sysctl   tcp_migrate_req=1: the kernel migrates it by hash\n"
 "                        bpf      sk_reuseport/migrate program + REUSEPORT_SOCKARRAY:\n"
@@ -121,11 +123,18 @@ static void usage(FILE *f)
 "  -h, --help          this text\n"
 "\n"
 "Output, one line per run on stdout:\n"
-"  RESULT mode= family= workers= clients= restarts= attempted= answered= failed= fail_pct=\n"
-"         reset= refused= timeout= short= other= restart_p50_ms= restart_p99_ms=\n"
-"         restart_max_ms= conn_p50_ms= conn_p99_ms= load_ms= conn_per_s= migrate_ok=\n"
-"         migrate_fail= listen_overflows= listen_drops= [bpf_* counters] cpus=\n"
+"  RESULT mode= family= workers= clients= restarts= tcp_migrate_req= attempted= answered=\n"
+"         failed= fail_pct= reset= refused= timeout= short= short_empty= other=\n"
+"         restart_p50_ms= restart_p99_ms= restart_max_ms= conn_p50_ms= conn_p99_ms= load_ms=\n"
+"         conn_per_s= migrate_ok= migrate_fail= listen_overflows= listen_drops=\n"
+"         srv_accepted= srv_replied= srv_noreq_tmo= srv_noreq_eof= srv_noreq_err=\n"
+"         srv_write_err= [bpf_* counters] cpus=\n"
+"  migrate_ok/fail, listen_*: TcpExt TCPMigrateReq{Success,Failure}, Listen{Overflows,Drops}\n"
+"  deltas of the run's netns.  srv_*: server side; srv_noreq_*: accepted connections closed\n"
+"  without a request (1 s wait elapsed, EOF, error).  short_empty: EOF before any reply byte.\n"
 "  COST family= q= migrate= close_us= per_child_us= moved= migrate_ok= migrate_fail=\n"
+"  restart_*_ms: from telling the old worker to stop until its successor listens.\n"
+"  conn_*_ms: connect to the end of the reply, answered connections.\n"
 "  failed = reset (ECONNRESET/EPIPE) + refused (ECONNREFUSED) + timeout (deadline or\n"
 "  ETIMEDOUT) + short (EOF before the full reply, or a wrong reply) + other (other errno).\n"
 "Exit status: 0 all runs completed, 1 a run failed to set up, 2 bad usage.\n",
@@ -364,8 +373,12 @@ struct shm {
 	int done;
 	long attempted, answered, reset, refused, timeout, shortr, other;
 	int other_errno;
+	long short_empty;	/* short: EOF before any byte of the reply */
 	uint32_t conn_p50_us, conn_p99_us;
 	uint64_t load_ns;
+	/* server side, all workers (atomic adds) */
+	long srv_accepted, srv_replied, srv_noreq_tmo, srv_noreq_eof, srv_noreq_err, srv_write_err;
+	int srv_noreq_errno;
 };
 
 struct run {
@@ -384,30 +397,39 @@ struct run {
 /* ---------------------------------------------------------------- worker */
 
 static char *reply_buf;
+static struct shm *g_shm;
 
+#define SRV_INC(field) __atomic_add_fetch(&g_shm->field, 1, __ATOMIC_RELAXED)
+
+/* answer one connection: read the request line (1 s at most), write the reply, close */
 static void serve(int cfd, int slot)
 {
 	char req[256];
 	struct pollfd p = { .fd = cfd, .events = POLLIN };
 	ssize_t n, got = 0, off = 0;
 
+	SRV_INC(srv_accepted);
 	/* the request: read until '\n' (or EOF / 1 s) */
 	while (got < (ssize_t)sizeof(req)) {
-		if (poll(&p, 1, 1000) <= 0)
-			break;
+		if (poll(&p, 1, 1000) <= 0) {
+			SRV_INC(srv_noreq_tmo);
+			goto out;
+		}
 		n = read(cfd, req + got, sizeof(req) - got);
-		if (n <= 0) {
-			if (n < 0 && errno == EAGAIN)
+		if (n == 0) {
+			SRV_INC(srv_noreq_eof);
+			goto out;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
 				continue;
-			break;
+			g_shm->srv_noreq_errno = errno;
+			SRV_INC(srv_noreq_err);
+			goto out;
 		}
 		got += n;
 		if (memchr(req, '\n', got))
 			break;
-	}
-	if (got <= 0 || !memchr(req, '\n', got)) {
-		close(cfd);
-		return;
 	}
 	(void)slot;
 	p.events = POLLOUT;
@@ -422,6 +444,11 @@ static void serve(int cfd, int slot)
 			break;
 		off += n;
 	}
+	if (off == o.reply_bytes)
+		SRV_INC(srv_replied);
+	else
+		SRV_INC(srv_write_err);
+out:
 	close(cfd);
 }
 
@@ -456,6 +483,7 @@ static void worker_main(struct run *r, int slot, int ctl_fd, int ready_fd)
 	struct pollfd p[2];
 	char c = 'R';
 
+	g_shm = r->shm;
 	reply_buf = malloc(o.reply_bytes);
 	memset(reply_buf, '.', o.reply_bytes);
 	memcpy(reply_buf, "OK ", 3);
@@ -520,6 +548,7 @@ static int spawn_worker(struct run *r, int slot)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (int i = 0; i < MAX_WORKERS; i++) {
 			if (r->ctl[i] >= 0)
 				close(r->ctl[i]);
@@ -588,7 +617,7 @@ struct client {
 	struct run *r;
 	struct conn *c;
 	int ep, inflight;
-	long count[6];
+	long count[6], short_empty;
 	int other_errno;
 	uint32_t *lat;
 	size_t nlat, caplat;
@@ -693,6 +722,8 @@ static void on_event(struct client *cl, struct conn *c, uint32_t events)
 			continue;
 		}
 		if (n == 0) {
+			if (c->got == 0)
+				cl->short_empty++;
 			finish(cl, c, c->got == o.reply_bytes && !c->bad ? R_ANSWERED : R_SHORT, 0);
 			return;
 		}
@@ -774,6 +805,7 @@ static void client_main(struct run *r)
 	s->shortr = cl.count[R_SHORT];
 	s->other = cl.count[R_OTHER];
 	s->other_errno = cl.other_errno;
+	s->short_empty = cl.short_empty;
 	s->attempted = 0;
 	for (int i = 0; i < 6; i++)
 		s->attempted += cl.count[i];
@@ -848,6 +880,7 @@ static void run_load(int mode, int family, int migrate)
 	if (client < 0)
 		die("fork");
 	if (client == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (int i = 0; i < o.workers; i++) {
 			close(r->ctl[i]);
 			close(r->ready[i]);
@@ -913,8 +946,11 @@ static void run_load(int mode, int family, int migrate)
 		}
 	}
 	if (r->shm->other)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " other_errno=%s",
-			 strerror(r->shm->other_errno));
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " other_errno=%d",
+			 r->shm->other_errno);
+	if (r->shm->srv_noreq_err)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " srv_noreq_errno=%d",
+			 r->shm->srv_noreq_errno);
 
 	qsort(lat, nlat, sizeof(*lat), cmp_u32);
 	{
@@ -924,20 +960,23 @@ static void run_load(int mode, int family, int migrate)
 
 		printf("RESULT mode=%s family=%d workers=%d clients=%d restarts=%d tcp_migrate_req=%d"
 		       " attempted=%ld answered=%ld failed=%ld fail_pct=%.4f reset=%ld refused=%ld"
-		       " timeout=%ld short=%ld other=%ld restart_p50_ms=%.2f restart_p99_ms=%.2f"
+		       " timeout=%ld short=%ld short_empty=%ld other=%ld restart_p50_ms=%.2f restart_p99_ms=%.2f"
 		       " restart_max_ms=%.2f conn_p50_ms=%.2f conn_p99_ms=%.2f load_ms=%.0f"
 		       " conn_per_s=%.0f migrate_ok=%lld migrate_fail=%lld listen_overflows=%lld"
-		       " listen_drops=%lld%s cpus=%ld\n",
+		       " listen_drops=%lld srv_accepted=%ld srv_replied=%ld srv_noreq_tmo=%ld"
+		       " srv_noreq_eof=%ld srv_noreq_err=%ld srv_write_err=%ld%s cpus=%ld\n",
 		       mode_name[mode], family, o.workers, o.clients, k, r->migrate_sysctl,
 		       s->attempted, s->answered, failed,
 		       s->attempted ? 100.0 * failed / s->attempted : 0.0,
-		       s->reset, s->refused, s->timeout, s->shortr, s->other,
+		       s->reset, s->refused, s->timeout, s->shortr, s->short_empty, s->other,
 		       pct(lat, nlat, 50) / 1000.0, pct(lat, nlat, 99) / 1000.0,
 		       nlat ? lat[nlat - 1] / 1000.0 : 0.0,
 		       s->conn_p50_us / 1000.0, s->conn_p99_us / 1000.0, load_s * 1000,
 		       load_s > 0 ? s->attempted / load_s : 0.0,
 		       b.mig_ok - a.mig_ok, b.mig_fail - a.mig_fail, b.overflows - a.overflows,
-		       b.drops - a.drops, extra, sysconf(_SC_NPROCESSORS_ONLN));
+		       b.drops - a.drops, s->srv_accepted, s->srv_replied, s->srv_noreq_tmo,
+		       s->srv_noreq_eof, s->srv_noreq_err, s->srv_write_err, extra,
+		       sysconf(_SC_NPROCESSORS_ONLN));
 		fflush(stdout);
 	}
 	if (r->skel)
@@ -1140,8 +1179,8 @@ int main(int argc, char **argv)
 		const char *n = optind > 1 ? argv[optind - 1] : "";
 
 		switch (c) {
-		case O_MODE: parse_list("--mode", optarg, add_mode); break;
-		case O_FAMILY: parse_list("--family", optarg, add_family); break;
+		case O_MODE: o.nmodes = 0; parse_list("--mode", optarg, add_mode); break;
+		case O_FAMILY: o.nfamilies = 0; parse_list("--family", optarg, add_family); break;
 		case O_WORKERS: o.workers = parse_num("--workers", optarg, 2, MAX_WORKERS); break;
 		case O_CLIENTS: o.clients = parse_num("--clients", optarg, 1, 20000); break;
 		case O_RESTARTS: o.restarts = parse_num("--restarts", optarg, -1, INT_MAX); break;
@@ -1182,6 +1221,18 @@ int main(int argc, char **argv)
 	if (geteuid() != 0)
 		fprintf(stderr, "rmload: warning: not root, unshare(CLONE_NEWNET) will fail\n");
 	signal(SIGPIPE, SIG_IGN);
+	{	/* room for --clients sockets */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < (rlim_t)o.clients + 256) {
+			rl.rlim_cur = (rlim_t)o.clients + 256;
+			if (rl.rlim_max < rl.rlim_cur)
+				rl.rlim_max = rl.rlim_cur;	/* root may raise it */
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				fprintf(stderr, "rmload: warning: RLIMIT_NOFILE %ld: %s\n",
+					(long)rl.rlim_cur, strerror(errno));
+		}
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (int mi = 0; mi < o.nmodes; mi++) {

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# make demo: rolling restart of SO_REUSEPORT listeners under load, in a QEMU guest.
+#
+# Builds rmload (static, with its sk_reuseport BPF programs embedded as a libbpf skeleton),
+# packs an initramfs (busybox + rmload), boots the test kernel with $CPUS vCPUs (the guest
+# checks nproc), runs every mode (off, sysctl, bpf, drain) for IPv4 and IPv6, the close() cost
+# benchmark and the SYN-path connection rate, then prints the tables and writes demo.csv,
+# cost.csv, demo.svg, guest.log and summary.txt into RESULTS_DIR.
+#
+# Usage: run-demo.sh [RESULTS_DIR]          (default: ./results)
+# Environment:
+#   KERNEL=6.1|6.12     base tree (default 6.1); CACHE (default /var/tmp/reuseport-migrate)
+#   DEMO_KERNEL=PATH    bzImage to boot; unset: tools/build-kernel.sh (incremental) builds
+#                       $CACHE/$KERNEL/build/arch/x86/boot/bzImage, as for make kselftest
+#   DEMO_TREE=PATH      tree for the UAPI headers (default $CACHE/$KERNEL/linux)
+#   DEMO_BUILD=DIR      build directory (default $CACHE/demo/$KERNEL)
+#   CPUS=2              vCPUs of the guest
+#   DEMO_ARGS           extra rmload flags of the mode runs, e.g. for a long run:
+#                       DEMO_ARGS="--mode sysctl --family 4 --restarts -1 --connections 250000
+#                                  --interval-ms 20" DEMO_COST_ARGS=skip DEMO_SYNRATE_ARGS=skip
+#   DEMO_COST_ARGS      extra flags of the cost run ("skip": no cost run)
+#   DEMO_SYNRATE_ARGS   extra flags of the synrate run ("skip": no synrate run)
+#   DEMO_TIMEOUT=600    seconds before the guest is killed
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))
+die() { echo "run-demo: error: $*" >&2; exit 1; }
+log() { echo "run-demo: $*" >&2; }
+
+results=${1:-results}
+KERNEL=${KERNEL:-6.1}
+CACHE=${CACHE:-/var/tmp/reuseport-migrate}
+tree=${DEMO_TREE:-$CACHE/$KERNEL/linux}
+bzimage=${DEMO_KERNEL:-$CACHE/$KERNEL/build/arch/x86/boot/bzImage}
+build=${DEMO_BUILD:-$CACHE/demo/$KERNEL}
+CPUS=${CPUS:-2}
+timeout_s=${DEMO_TIMEOUT:-600}
+qemu_run=$repo/tools/qemu-run.sh
+
+for t in gcc clang bpftool qemu-system-x86_64 cpio gzip python3; do
+	command -v "$t" >/dev/null || die "$t is missing (make deps)"
+done
+[ -f /usr/lib/x86_64-linux-gnu/libbpf.a ] || die "libbpf.a is missing (apt-get install libbpf-dev)"
+[ -x /bin/busybox ] || die "busybox is missing (apt-get install busybox-static)"
+[ -x "$qemu_run" ] || die "$qemu_run not found"
+if [ -z "${DEMO_KERNEL:-}" ] && [ -x "$repo/tools/build-kernel.sh" ]; then
+	log "building the test kernel (incremental): tools/build-kernel.sh"
+	KERNEL=$KERNEL CACHE=$CACHE "$repo/tools/build-kernel.sh" || die "the kernel build failed"
+fi
+[ -f "$bzimage" ] || die "no kernel at $bzimage: build the test kernel first (make kselftest), or set DEMO_KERNEL"
+[ -d "$tree" ] || die "no tree at $tree (make tree), or set DEMO_TREE"
+mkdir -p "$build" "$results"
+results=$(cd "$results" && pwd)
+
+# 1. the program: UAPI headers of the tree, BPF object -> skeleton, static rmload
+log "UAPI headers of $tree"
+make -s -C "$tree" O="$build/hdr" headers >&2 || die "make headers failed in $tree"
+inc=$build/hdr/usr/include
+log "building rmload in $build"
+clang -O2 -g -Wall -target bpf -I"$inc" -idirafter /usr/include -idirafter /usr/include/x86_64-linux-gnu \
+	-c "$here/rmload_bpf.c" -o "$build/rmload_bpf.o"
+bpftool gen skeleton "$build/rmload_bpf.o" name rmload_bpf > "$build/rmload_bpf.skel.h.tmp"
+mv "$build/rmload_bpf.skel.h.tmp" "$build/rmload_bpf.skel.h"
+rm -f "$build/rmload"
+# (glibc warns that getaddrinfo in a static program needs the shared libraries: rmload has none)
+gcc -O2 -g -Wall -Wextra -Wno-sign-compare -Wno-missing-field-initializers -static \
+	-I"$build" -I"$inc" -o "$build/rmload" "$here/rmload.c" -lbpf -lelf -lz 2>&1 |
+	grep -v 'getaddrinfo\|statically linked applications requires' >&2 || true
+[ -x "$build/rmload" ] || die "building rmload failed"
+
+# 2. what the guest runs: "TIMEOUT COMMAND" per line
+cmds=$build/cmds
+{
+	echo "$timeout_s rmload --mode all --family 4,6 ${DEMO_ARGS:-}"
+	[ "${DEMO_COST_ARGS:-}" = skip ] || echo "$timeout_s rmload --mode cost --family 4,6 ${DEMO_COST_ARGS:-}"
+	[ "${DEMO_SYNRATE_ARGS:-}" = skip ] || echo "$timeout_s rmload --mode synrate --family 4,6 ${DEMO_SYNRATE_ARGS:-}"
+} > "$cmds"
+sed 's/^/run-demo: guest runs: /' "$cmds" >&2
+"$here/mkinitramfs-demo.sh" "$build/initramfs.cpio.gz" "$cmds" "$build/rmload" >&2
+
+# 3. boot
+logf=$results/guest.log
+set +e
+"$qemu_run" "$bzimage" "$build/initramfs.cpio.gz" "$logf" "$timeout_s" "$CPUS" "quiet" >/dev/null
+qrc=$?
+set -e
+problems=()
+grep -q '^rm-demo: done' "$logf" || problems+=("the guest did not finish (qemu exit $qrc, log $logf)")
+grep -q 'Kernel panic' "$logf" && problems+=("the guest panicked (log $logf)")
+nproc=$(sed -n 's/^rm-demo: nproc=\([0-9]*\).*/\1/p' "$logf")
+[ "${nproc:-0}" = "$CPUS" ] || problems+=("the guest has ${nproc:-?} CPUs, $CPUS were asked")
+grep '^rm-demo: exit=' "$logf" | grep -qv 'exit=0 ' && problems+=("an rmload run exited non-zero (log $logf)")
+grep -E '^rmload(\[[0-9]+\])?: (error|warning)|^libbpf: ' "$logf" | sed 's/^/run-demo: guest: /' >&2 || true
+
+# 4. report
+echo "kernel: $(sed -n 's/^rm-demo: nproc=.* kernel=//p' "$logf") ($bzimage), QEMU, $CPUS vCPUs" \
+	> "$results/summary.txt"
+python3 "$here/report.py" "$logf" "$results" >> "$results/summary.txt" ||
+	problems+=("the report found no result or a failed run")
+cat "$results/summary.txt"
+echo "results: $results/{demo.csv,cost.csv,demo.svg,summary.txt,guest.log}"
+for p in "${problems[@]}"; do log "FAIL: $p"; done
+[ "${#problems[@]}" = 0 ]
