@@ -53,9 +53,19 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series"
 }
 
-# series_hash: a digest of the patch list and the patches' contents (not of the comments,
-# so recording another base's version does not make the trees re-apply).
+# series_file NAME: the file to apply for patch NAME on this base: the variant in
+# series/variants/$KERNEL/ when the patch needs another form there, else series/NAME.
+series_file() {
+	if [ -f "$REPO/series/variants/$KERNEL/$1" ]; then
+		echo "$REPO/series/variants/$KERNEL/$1"
+	else
+		echo "$REPO/series/$1"
+	fi
+}
+
+# series_hash: a digest of the patch list and the contents of the patches this base applies
+# (not of the comments, so recording another base's version does not make trees re-apply).
 series_hash() {
-	(cd "$REPO/series" && series_patches | while read -r p; do echo "== $p"; cat "$p"; done) |
+	series_patches | while read -r p; do echo "== $p"; cat "$(series_file "$p")"; done |
 		sha256sum | cut -c1-16
 }

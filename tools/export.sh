@@ -17,6 +17,34 @@ if [ -f "$tmp/0000-cover-letter.patch" ]; then
 	mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
 fi
 
+# series/ is exported from the primary base (6.1).  From another base, only the patches whose
+# form differs there (other than in line numbers and blob ids) are written, as variants in
+# series/variants/$KERNEL/; a variant equal to the main patch is removed.
+if [ "$KERNEL" != 6.1 ]; then
+	norm() { sed -e '/^index [0-9a-f]*\.\.[0-9a-f]*/d' -e '/^@@ /d' \
+		-e '/^\[6\.[0-9]* variant:/,/^$/d' "$1"; }
+	vdir=$REPO/series/variants/$KERNEL
+	mapfile -t names < <(series_patches)
+	mapfile -t files < <(cd "$tmp" && ls -1 -- *.patch | grep -v '^0000-cover-letter.patch$')
+	[ "${#names[@]}" = "${#files[@]}" ] ||
+		die "$TREE has ${#files[@]} patches, series/ lists ${#names[@]}: export from 6.1 first"
+	for i in "${!names[@]}"; do
+		if cmp -s <(norm "$tmp/${files[$i]}") <(norm "$REPO/series/${names[$i]}"); then
+			rm -f "$vdir/${names[$i]}"
+		elif [ -f "$vdir/${names[$i]}" ] && cmp -s <(norm "$tmp/${files[$i]}") <(norm "$vdir/${names[$i]}"); then
+			:	# unchanged variant: keep its note
+		else
+			mkdir -p "$vdir"
+			cp "$tmp/${files[$i]}" "$vdir/${names[$i]}"
+			log "variant for $KERNEL: series/variants/$KERNEL/${names[$i]} (say why in its message)"
+		fi
+	done
+	sed -i "s/^# base $KERNEL: .*/# base $KERNEL: $installed/" "$REPO/series/series"
+	echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" > "$TREE/.git/reuseport-migrate-state"
+	log "exported $KERNEL: $(ls "$vdir" 2>/dev/null | wc -l) variant(s)"
+	exit 0
+fi
+
 # Keep the other base's "# base" line: the series serves both trees.
 other=$(grep '^# base ' "$REPO/series/series" 2>/dev/null | grep -v "^# base $KERNEL:" || true)
 {

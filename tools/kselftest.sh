@@ -41,6 +41,10 @@ while read -r name _ cmd; do
 	*) progs+=("$f") ;;
 	esac
 done < <(grep -v '^[[:space:]]*\(#\|$\)' "$KSELFTEST_LIST")
+# A program's BPF object (<prog>.bpf.c -> <prog>.bpf.o) is loaded at run time from its directory.
+for p in "${progs[@]}"; do
+	if [ -f "$TREE/tools/testing/selftests/net/$p.bpf.c" ]; then progs+=("$p.bpf.o"); fi
+done
 out=$KSTOUT/net
 rm -rf "$out" && mkdir -p "$out"
 log "building selftests: ${progs[*]}"

@@ -77,7 +77,7 @@ all_touched=()
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
-	pf=$REPO/series/$p
+	pf=$(series_file "$p")
 	mapfile -t touched < <(sed -n 's|^+++ b/||p' "$pf" | sort -u)
 	all_touched+=("${touched[@]}")
 	before=$(w1_warnings $(objects_of "${touched[@]}"))

@@ -45,14 +45,14 @@ fi
 
 # The series file: patch names in order; '#' lines are comments, "# base <ver>: <pkgver>"
 # records the Debian version each base was last exported on.
-series_file=$REPO/series/series
+series_list=$REPO/series/series
 patches=()
-if [ -f "$series_file" ]; then
+if [ -f "$series_list" ]; then
 	while read -r p; do
 		[ -f "$REPO/series/$p" ] || die "series/series lists '$p', which does not exist in series/"
 		patches+=("$p")
 	done < <(series_patches)
-	made_on=$(sed -n "s/^# base $KERNEL: //p" "$series_file")
+	made_on=$(sed -n "s/^# base $KERNEL: //p" "$series_list")
 	if [ -n "$made_on" ] && [ "$made_on" != "$installed" ]; then
 		log "warning: series/ was exported on $PKG $made_on; this tree is $installed (patches are applied anyway)"
 	fi
@@ -86,10 +86,11 @@ git -C "$TREE" reset -q --hard pristine
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
-	if ! out=$(git -C "$TREE" am -q --keep-cr "$REPO/series/$p" 2>&1); then
+	pf=$(series_file "$p")
+	if ! out=$(git -C "$TREE" am -q --keep-cr "$pf" 2>&1); then
 		git -C "$TREE" am --abort >/dev/null 2>&1 || true
 		printf '%s\n' "$out" | sed 's/^/    /' >&2
-		die "patch $n/${#patches[@]} series/$p does not apply to $PKG $installed (reason above); the tree is left at the patch before it"
+		die "patch $n/${#patches[@]} ${pf#"$REPO"/} does not apply to $PKG $installed (reason above); the tree is left at the patch before it"
 	fi
 done
 echo "$series_hash $(git -C "$TREE" rev-parse HEAD)" > "$state"
