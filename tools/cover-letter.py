@@ -21,19 +21,19 @@ if old_path:
     except FileNotFoundError:
         old_text = None
 if old_text:
-    m = re.search(r'^Subject: \[PATCH[^\]]*\] (.*?)\n(?=\S)', old_text, re.M | re.S)
+    m = re.search(r'^Subject: \[PATCH[^\]]*\] (.*(?:\n .*)*)', old_text, re.M)
     subject = m.group(1).replace('\n ', ' ') if m else None
     m = re.search(r'^Date: .*$', old_text, re.M)
     old_date = m.group(0) if m else None
     # The blurb: after the header's blank line, up to the shortlog ("Name (N):").
     head_end = old_text.index('\n\n') + 2
     m = re.search(r'^\S.* \(\d+\):\n', old_text[head_end:], re.M)
-    blurb = old_text[head_end:head_end + m.start()] if m else None
+    blurb = old_text[head_end:head_end + m.start()].strip('\n') + '\n\n' if m else None
 
 subject = subject or 'reuseport migration: testable socks[] units, tests and fixes'
 blurb = blurb or '(describe the series here)\n\n'
 new = new.replace('*** SUBJECT HERE ***', subject, 1)
-new = re.sub(r'\*\*\* BLURB HERE \*\*\*\n\n', lambda _: blurb, new, count=1)
+new = new.replace('*** BLURB HERE ***\n\n', blurb, 1)
 if old_date and old_text is not None:
     candidate = re.sub(r'^Date: .*$', lambda _: old_date, new, count=1, flags=re.M)
     if candidate == old_text:
