@@ -51,7 +51,12 @@ log "building selftests: ${progs[*]}"
 make -s -C "$TREE/tools/testing/selftests/net" OUTPUT="$out" \
 	KHDR_INCLUDES="-isystem $hdr/usr/include" \
 	$(printf "$out/%s " "${progs[@]}") >&2 || die "building the net selftests failed"
-for s in "${scripts[@]}"; do cp "$TREE/tools/testing/selftests/net/$s" "$out/"; done
+# Scripts with the helpers they source (lib.sh exists in 6.12, not in 6.1).
+for s in "${scripts[@]}" lib.sh; do
+	if [ -f "$TREE/tools/testing/selftests/net/$s" ]; then
+		cp "$TREE/tools/testing/selftests/net/$s" "$out/"
+	fi
+done
 
 "$REPO/kselftest/mkinitramfs.sh" "$KSTOUT/initramfs.cpio.gz" "$out" "$KSELFTEST_LIST" >&2
 
