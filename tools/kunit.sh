@@ -2,6 +2,9 @@
 # make kunit: kunit.py run --arch=x86_64 in the worktree with the root .kunitconfig plus the
 # kselftest fragment (one kernel build serves both runners), build directory in the cache.
 #
+# An oops panics the guest and the panic reboots it (-no-reboot ends QEMU), so a crashed run is
+# reported in seconds instead of hanging until the timeout.
+#
 # Writes $BUILD/kunit.counts ("passed failed") for make check and exits with kunit.py's status,
 # or non-zero when any case is skipped or crashed (a skip is not a pass here).
 . "$(dirname "$0")/common.sh"
@@ -31,6 +34,7 @@ set +e
 	--kunitconfig="$REPO/.kunitconfig" --kunitconfig="$REPO/kselftest/config" \
 	--build_dir="$BUILD" --jobs="$JOBS" --make_options 'CC=ccache gcc' \
 	--qemu_args='-smp 2 -m 1024' "${accel_args[@]}" \
+	--kernel_args=oops=panic --kernel_args=panic=-1 \
 	--timeout="${KUNIT_TIMEOUT:-900}" ${KUNIT_FILTER:+"$KUNIT_FILTER"}) 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 set -e
