@@ -34,7 +34,11 @@ make -s -C "$TREE" O="$hdr" headers >&2 || die "make headers failed in $TREE"
 # (tools/testing/selftests/net/tls.c, see README).  Programs are make goals of the net
 # selftest Makefile, scripts are copied with their helpers.
 progs=() scripts=(in_netns.sh)
-while read -r name _ cmd; do
+while read -r name timeout cmd; do
+	case $timeout in
+	''|*[!0-9]*) die "$KSELFTEST_LIST: '$name $timeout $cmd' is not 'name timeout(s) command'" ;;
+	esac
+	[ -n "$cmd" ] || die "$KSELFTEST_LIST: '$name $timeout' has no command"
 	f=${cmd%% *}; f=${f#./}
 	case $f in
 	*.sh) scripts+=("$f"); [ -f "$TREE/tools/testing/selftests/net/${f%.sh}.c" ] && progs+=("${f%.sh}") ;;
