@@ -6,7 +6,8 @@
 #   build     incremental build of the whole kernel after the patch
 #   w1        gcc W=1 on the objects the patch touches: no warning the object lacked before
 #   checkpatch  scripts/checkpatch.pl --strict: 0 errors, 0 warnings, 0 checks (UNKNOWN_COMMIT_ID
-#             ignored: the tarball has no git history; Fixes: ids are checked under tags)
+#             ignored: the tarball has no git history; Fixes: ids are checked under tags;
+#             FILE_PATH_CHANGES only when get_maintainer.pl covers every added file)
 #   kerneldoc scripts/kernel-doc -none on the touched .c/.h files: silent
 #   tags      From/Signed-off-by are the project identity, subject has a subsystem prefix,
 #             no duplicate subjects, Fixes: names a known upstream commit with its title
@@ -103,7 +104,19 @@ for p in "${patches[@]}"; do
 		report FAIL "$p" w1 "new W=1 warnings: $(printf '%s\n' "$new" | head -n 3 | tr '\n' ' ')"
 	fi
 
-	cp_out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse -q --ignore UNKNOWN_COMMIT_ID "$pf" 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
+	# FILE_PATH_CHANGES ("added, moved or deleted file(s), does MAINTAINERS need updating?")
+	# is answered, not ignored: it is dropped only when get_maintainer.pl already finds a
+	# subsystem list (not just THE REST's linux-kernel@) for every file the patch adds.
+	ignore=UNKNOWN_COMMIT_ID
+	mapfile -t added < <(awk '/^diff --git /{f=$4; sub(/^b\//, "", f)} /^new file mode/{print f}' "$pf")
+	uncovered=()
+	for f in "${added[@]}"; do
+		(cd "$SRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
+			--no-m --no-r -f "$f" 2>/dev/null) | grep -v '^linux-kernel@' |
+			grep -q '@vger.kernel.org' || uncovered+=("$f")
+	done
+	[ "${#uncovered[@]}" -gt 0 ] || ignore+=,FILE_PATH_CHANGES
+	cp_out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse -q --ignore "$ignore" "$pf" 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
 	if [ -z "$cp_out" ]; then
 		report PASS "$p" checkpatch
 	else
