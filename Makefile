@@ -6,6 +6,8 @@
 #   make kunit       kunit.py run --arch=x86_64 with .kunitconfig (QEMU, TCG unless KVM=1)
 #   make kselftest   boot the test kernel in QEMU and run the net selftests of kselftest/tests.txt
 #   make check       kunit + kselftest for each tree in KERNELS, ending "N passed, N failed"
+#   make check-debug the same on the debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...):
+#                    any detector report fails it (DEBUG_KSELFTEST=0: KUnit suites only)
 #   make demo        rolling restart under load in QEMU: off / sysctl / bpf / drain, IPv4+IPv6,
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
 #   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,
@@ -26,10 +28,10 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
-.PHONY: all demo deps tree export kunit kselftest check series-check bisect-check help
+.PHONY: all demo deps tree export kunit kselftest check check-debug series-check bisect-check help
 all: help
 help:
-	@sed -n '2,19s/^# \{0,1\}//p' Makefile
+	@sed -n '2,21s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -54,6 +56,9 @@ kselftest: tree
 
 check: deps
 	tools/check.sh
+
+check-debug: deps
+	tools/check-debug.sh
 
 series-check bisect-check: tree
 	tools/series-check.sh

@@ -5,6 +5,9 @@
 # An oops panics the guest and the panic reboots it (-no-reboot ends QEMU), so a crashed run is
 # reported in seconds instead of hanging until the timeout.
 #
+# KUNIT_EXTRA_CONFIG adds one more kunitconfig fragment (make check-debug: kunit/debug.kunitconfig,
+# with BUILD pointing at its own build directory).
+#
 # Writes $BUILD/kunit.counts ("passed failed") for make check and exits with kunit.py's status,
 # or non-zero when any case is skipped or crashed (a skip is not a pass here).
 . "$(dirname "$0")/common.sh"
@@ -32,6 +35,7 @@ start=$(date +%s)
 set +e
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig="$REPO/.kunitconfig" --kunitconfig="$REPO/kselftest/config" \
+	${KUNIT_EXTRA_CONFIG:+--kunitconfig="$KUNIT_EXTRA_CONFIG"} \
 	--build_dir="$BUILD" --jobs="$JOBS" --make_options 'CC=ccache gcc' \
 	--qemu_args='-smp 2 -m 1024' "${accel_args[@]}" \
 	--kernel_args=oops=panic --kernel_args=panic=-1 \

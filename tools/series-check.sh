@@ -139,8 +139,10 @@ for p in "${patches[@]}"; do
 	from=$(sed -n '0,/^From: /s/^From: //p' "$pf")
 	[ "$from" = "$ident" ] || problems+=("From: is '$from'")
 	grep -qxF "Signed-off-by: $ident" "$pf" || problems+=("no 'Signed-off-by: $ident'")
-	subject=$(sed -n '/^Subject: /{s/^Subject: \(\[[^]]*\] \)\{0,1\}//;p;q}' "$pf")
-	echo "$subject" | grep -Eq '^[a-z0-9_./-]+(: [a-z0-9_./ -]+)*: [^ ]' ||
+	# The Subject: header, unfolded (format-patch wraps long subjects), without "[PATCH n/m] ".
+	subject=$(awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{exit} END{print s}' "$pf" |
+		sed 's/^Subject: \(\[[^]]*\] \)\{0,1\}//')
+	echo "$subject" | grep -Eq '^[A-Za-z0-9_./-]+(: [A-Za-z0-9_./ -]+)*: [^ ]' ||
 		problems+=("subject '$subject' has no subsystem prefix")
 	if [ -n "${subjects[$subject]:-}" ]; then
 		problems+=("subject repeats ${subjects[$subject]}")

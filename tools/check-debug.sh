@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# make check-debug: the KUnit suites and the kselftests on the debug kernel of each tree in
+# KERNELS (kunit/debug.kunitconfig: KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS_TIMERS,
+# DEBUG_LIST, UBSAN, kmemleak, fault injection), built in $CACHE/<tree>/build-debug.
+#
+# Every report a detector prints in a guest log is a failure, shown with the lines around it:
+# BUG:/WARNING:/INFO: (KASAN, lockdep, sleeping in atomic, RCU), UBSAN:, ODEBUG:, list and
+# refcount_t corruption, kmemleak's unreferenced objects (the kselftest guest clears kmemleak
+# before its tests and scans twice after them), oopses and panics.
+#
+# DEBUG_KSELFTEST=0 runs the KUnit suites only.  The last line is "N passed, N failed", where
+# N failed also counts the reports.
+. "$(dirname "$0")/common.sh"
+kernels=${KERNELS:-$KERNEL}
+
+# The kernel's own report lines (console output, optionally timestamped; kmemleak's report is
+# printed by the guest's init with a "kmemleak: " prefix).
+REPORT_RE='^(\[ *[0-9.]+\] )?(BUG: |WARNING: |INFO: (possible|trying|suspicious|lockdep|task)|UBSAN: |ODEBUG: |list_(add|del) corruption|refcount_t: |Kernel panic|Oops: |kmemleak: unreferenced object)'
+
+# scan LOG: print each report with 3 lines before and up to 25 after; echo the number found.
+scan() {
+	local log=$1 n
+	n=$(grep -a -c -E "$REPORT_RE" "$log" || true)
+	if [ "$n" -gt 0 ]; then
+		{
+			echo "---- $n report line(s) in $log:"
+			grep -a -n -E -B3 -A25 "$REPORT_RE" "$log" | head -n 400
+			echo "----"
+		} >&2
+	fi
+	echo "$n"
+}
+
+total_p=0 total_f=0 rc=0
+summary=()
+for k in $kernels; do
+	t0=$(date +%s)
+	export KERNEL=$k
+	KERNEL=$k "$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
+	dbuild=$CACHE/$k/build-debug
+	BUILD=$dbuild KUNIT_EXTRA_CONFIG=$REPO/kunit/debug.kunitconfig \
+		KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-1800} "$REPO/tools/kunit.sh" || rc=1
+	if [ -f "$dbuild/kunit.counts" ]; then read -r p n < "$dbuild/kunit.counts"; else p=0 n=1; fi
+	r=0
+	[ -f "$dbuild/test.log" ] && r=$(scan "$dbuild/test.log")
+	total_p=$((total_p + p)) total_f=$((total_f + n + r))
+	summary+=("$k debug kunit: $p passed, $n failed, $r detector report(s)")
+	[ "$r" = 0 ] || rc=1
+
+	if [ "${DEBUG_KSELFTEST:-1}" = 1 ]; then
+		kout=$CACHE/$k/kselftest-debug
+		KST_KERNEL=$dbuild/arch/x86/boot/bzImage KSTOUT=$kout "$REPO/tools/kselftest.sh" || rc=1
+		if [ -f "$kout/counts" ]; then read -r p n < "$kout/counts"; else p=0 n=1; fi
+		r=0
+		[ -f "$kout/guest.log" ] && r=$(scan "$kout/guest.log")
+		if ! grep -aq '^rm-guest: kmemleak: ' "$kout/guest.log" 2>/dev/null; then
+			log "the guest did not run its kmemleak scan: counted as a failure"
+			r=$((r + 1))
+		fi
+		total_p=$((total_p + p)) total_f=$((total_f + n + r))
+		summary+=("$k debug kselftest: $p passed, $n failed, $r detector report(s) ($(grep -a '^rm-guest: kmemleak: ' "$kout/guest.log" 2>/dev/null | sed 's/^rm-guest: //'))")
+		[ "$r" = 0 ] || rc=1
+	fi
+	summary+=("$k debug: $(( $(date +%s) - t0 )) s")
+done
+printf '%s\n' "${summary[@]}"
+echo "$total_p passed, $total_f failed"
+[ "$rc" = 0 ] && [ "$total_f" = 0 ]
