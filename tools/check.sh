@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make check: make kunit then make kselftest for each base tree in KERNELS (default: KERNEL),
-# then one line "N passed, N failed" counting every KUnit case and every kselftest.
+# make check: make kunit, make kselftest and the shortened demo (tools/demo-check.sh; CHECK_DEMO=0
+# leaves it out) for each base tree in KERNELS (default: KERNEL), then one line
+# "N passed, N failed" counting every KUnit case, every kselftest and the six demo cases.
 . "$(dirname "$0")/common.sh"
 kernels=${KERNELS:-$KERNEL}
 total_p=0 total_f=0 rc=0
@@ -8,11 +9,13 @@ summary=()
 for k in $kernels; do
 	t0=$(date +%s)
 	KERNEL=$k "$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
-	for step in kunit kselftest; do
+	for step in kunit kselftest demo-check; do
+		[ "$step" != demo-check ] || [ "${CHECK_DEMO:-1}" = 1 ] || continue
 		KERNEL=$k "$REPO/tools/$step.sh" || rc=1
 		case $step in
 		kunit) f=$CACHE/$k/build/kunit.counts ;;
 		kselftest) f=$CACHE/$k/kselftest/counts ;;
+		demo-check) f=$CACHE/$k/demo-check/counts ;;
 		esac
 		if [ -f "$f" ]; then read -r p n < "$f"; else p=0 n=1; fi
 		total_p=$((total_p + p)) total_f=$((total_f + n))

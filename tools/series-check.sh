@@ -49,9 +49,15 @@ git -C "$SRC" reset -q --hard pristine
 mk() { make -s -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" "$@"; }
 mk_clang() { make -s -C "$SRC" O="$OBJ_CLANG" -j"$JOBS" LLVM=1 CC="ccache clang" "$@"; }
 
+# The test kernel's config, applied again after every patch: olddefconfig drops the symbols a
+# tree does not have yet, so a symbol a patch adds (the KUnit suites) must be put back for the
+# patch's objects to be built at all.
+use_config() { # mk|mk_clang DIR
+	cp "$BUILD/.config" "$2/.config"
+	"$1" olddefconfig >/dev/null
+}
 mkdir -p "$OBJ"
-cp "$BUILD/.config" "$OBJ/.config"
-mk olddefconfig >/dev/null
+use_config mk "$OBJ"
 log "base build of the pristine tree in $OBJ"
 mk >/dev/null 2>"$CHK/base.log" || { cat "$CHK/base.log" >&2; die "the pristine tree does not build"; }
 
@@ -90,6 +96,7 @@ for p in "${patches[@]}"; do
 	fi
 	report PASS "$p" apply
 
+	use_config mk "$OBJ"
 	if out=$(mk 2>&1 >/dev/null); then
 		report PASS "$p" build
 	else
@@ -171,8 +178,7 @@ mapfile -t final_objs < <(objects_of $(printf '%s\n' "${all_touched[@]}" | sort 
 if [ "${#final_objs[@]}" -gt 0 ] && [ "$n" = "${#patches[@]}" ]; then
 	final=$(git -C "$SRC" rev-parse HEAD)
 	mkdir -p "$OBJ_CLANG"
-	cp "$BUILD/.config" "$OBJ_CLANG/.config"
-	mk_clang olddefconfig >/dev/null
+	use_config mk_clang "$OBJ_CLANG"
 	mk_clang prepare >/dev/null 2>&1 || log "clang prepare reported errors"
 	tool_warnings() { # clang|sparse
 		local o
@@ -188,6 +194,8 @@ if [ "${#final_objs[@]}" -gt 0 ] && [ "$n" = "${#patches[@]}" ]; then
 	clang_before=$(tool_warnings clang)
 	sparse_before=$(tool_warnings sparse)
 	git -C "$SRC" checkout -q --detach "$final"
+	use_config mk_clang "$OBJ_CLANG"
+	use_config mk "$OBJ"
 	clang_after=$(tool_warnings clang)
 	sparse_after=$(tool_warnings sparse)
 	for t in clang sparse; do
