@@ -36,7 +36,7 @@ summary=()
 for k in $kernels; do
 	t0=$(date +%s)
 	export KERNEL=$k
-	KERNEL=$k "$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
+	"$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
 	dbuild=$CACHE/$k/build-debug
 	BUILD=$dbuild KUNIT_EXTRA_CONFIG=$REPO/kunit/debug.kunitconfig \
 		KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-1800} "$REPO/tools/kunit.sh" || rc=1
