@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make check-debug: the KUnit suites and the kselftests on the debug kernel of each tree in
+# make check-debug: the KUnit suites and the kselftests (kselftest/tests.txt and the debug-only
+# kselftest/tests-debug.txt) on the debug kernel of each tree in
 # KERNELS (kunit/debug.kunitconfig: KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS_TIMERS,
 # DEBUG_LIST, UBSAN, kmemleak, fault injection), built in $CACHE/<tree>/build-debug.
 #
@@ -31,6 +32,11 @@ scan() {
 	echo "$n"
 }
 
+# For the fault injection and churn tests: slub_debug=A marks the caches the migration paths
+# allocate from for failslab's cache filter, F (consistency checks) keeps the TCP socket and
+# request caches off per-CPU slabs so that their object counts are exact.
+DEBUG_CMDLINE="slub_debug=FA,request_sock_TCP,request_sock_TCPv6;A,skbuff_head_cache,kmalloc-512,kmalloc-2k,kmalloc-4k;F,TCP,TCPv6"
+
 total_p=0 total_f=0 rc=0
 summary=()
 for k in $kernels; do
@@ -49,7 +55,10 @@ for k in $kernels; do
 
 	if [ "${DEBUG_KSELFTEST:-1}" = 1 ]; then
 		kout=$CACHE/$k/kselftest-debug
-		KST_KERNEL=$dbuild/arch/x86/boot/bzImage KSTOUT=$kout "$REPO/tools/kselftest.sh" || rc=1
+		mkdir -p "$kout"
+		cat "$REPO/kselftest/tests.txt" "$REPO/kselftest/tests-debug.txt" > "$kout/tests.txt"
+		KST_KERNEL=$dbuild/arch/x86/boot/bzImage KSTOUT=$kout KSELFTEST_LIST=$kout/tests.txt \
+			KST_CMDLINE="$DEBUG_CMDLINE" "$REPO/tools/kselftest.sh" || rc=1
 		if [ -f "$kout/counts" ]; then read -r p n < "$kout/counts"; else p=0 n=1; fi
 		r=0
 		[ -f "$kout/guest.log" ] && r=$(scan "$kout/guest.log")

@@ -16,6 +16,8 @@ need_pkg libnuma-dev
 CPUS=${CPUS:-2}
 mkdir -p "$KSTOUT"
 rm -f "$KSTOUT/counts"
+# KST_CMDLINE: more kernel command line for the guest (check-debug: slub_debug=A,... for
+# the fault injection test).
 # KST_KERNEL: boot this bzImage instead of building the tree's test kernel (e.g. to run
 # selftests of another worktree on an already built kernel).
 if [ -n "${KST_KERNEL:-}" ]; then
@@ -67,7 +69,7 @@ done
 logf=$KSTOUT/guest.log
 set +e
 "$REPO/tools/qemu-run.sh" "$kernel" "$KSTOUT/initramfs.cpio.gz" "$logf" \
-	"${KSELFTEST_TIMEOUT:-1200}" "$CPUS"
+	"${KSELFTEST_TIMEOUT:-1200}" "$CPUS" "${KST_CMDLINE:-}"
 qrc=$?
 set -e
 
