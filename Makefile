@@ -12,6 +12,8 @@
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
 #   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,
 #                    kernel-doc, tags (bisect-check is the same)
+#   make standalone-check  fresh extraction + git am series/, then only in-tree commands:
+#                    kunit.py --kunitconfig=net/core and the net selftests build (cold)
 #
 # Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
 # /var/tmp/reuseport-migrate), KVM=1 (try KVM behind a boot probe), FORCE=1 (make tree may
@@ -28,10 +30,11 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
-.PHONY: all demo deps tree export kunit kselftest check check-debug series-check bisect-check help
+.PHONY: all demo deps tree export kunit kselftest check check-debug series-check bisect-check \
+	standalone-check help
 all: help
 help:
-	@sed -n '2,21s/^# \{0,1\}//p' Makefile
+	@sed -n '2,23s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -62,6 +65,9 @@ check-debug: deps
 
 series-check bisect-check: tree
 	tools/series-check.sh
+
+standalone-check: deps
+	tools/standalone-check.sh
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)
