@@ -21,6 +21,8 @@
 #   DEMO_COST_ARGS      extra flags of the cost run ("skip": no cost run)
 #   DEMO_SYNRATE_ARGS   extra flags of the synrate run ("skip": no synrate run)
 #   DEMO_TIMEOUT=600    seconds before the guest is killed
+#   DEMO_CMDLINE=quiet  kernel command line of the guest; "" keeps warnings (lockdep, WARN_ON)
+#                       on the console, e.g. with DEMO_KERNEL set to the debug kernel
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))
@@ -81,7 +83,7 @@ sed 's/^/run-demo: guest runs: /' "$cmds" >&2
 # 3. boot
 logf=$results/guest.log
 set +e
-"$qemu_run" "$bzimage" "$build/initramfs.cpio.gz" "$logf" "$timeout_s" "$CPUS" "quiet" >/dev/null
+"$qemu_run" "$bzimage" "$build/initramfs.cpio.gz" "$logf" "$timeout_s" "$CPUS" "${DEMO_CMDLINE-quiet}" >/dev/null
 qrc=$?
 set -e
 problems=()
