@@ -39,6 +39,16 @@ done < <(series_patches)
 log "applied $n patches with git am"
 
 passed=0 failed=0
+# report OK LINE: print LINE after PASS (OK=1) or FAIL, and count it
+report() {
+	if [ "$1" = 1 ]; then
+		echo "PASS $2"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $2"
+		failed=$((failed + 1))
+	fi
+}
 out=$CACHE/$KERNEL/standalone-kunit.log
 log "kunit.py run --arch=x86_64 --kunitconfig=net/core (cold build)"
 if python3 tools/testing/kunit/kunit.py run --arch=x86_64 --kunitconfig=net/core \
@@ -49,17 +59,10 @@ if python3 tools/testing/kunit/kunit.py run --arch=x86_64 --kunitconfig=net/core
 	for s in sock_reuseport sock_reuseport_model sock_reuseport_decision; do
 		sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -aqE "\[PASSED\] $s( |\$)" || missing+=("$s")
 	done
-	if [ "${#missing[@]}" = 0 ]; then
-		echo "PASS kunit.py --kunitconfig=net/core ($summary)"
-		passed=$((passed + 1))
-	else
-		echo "FAIL kunit.py --kunitconfig=net/core: suites not run or not passed: ${missing[*]} (log $out)"
-		failed=$((failed + 1))
-	fi
+	report "$([ "${#missing[@]}" = 0 ] && echo 1)" "kunit.py --kunitconfig=net/core (${missing[*]:+suites not run or not passed: ${missing[*]}; }$summary; log $out)"
 else
 	tail -n 30 "$out"
-	echo "FAIL kunit.py --kunitconfig=net/core exited non-zero (log $out)"
-	failed=$((failed + 1))
+	report 0 "kunit.py --kunitconfig=net/core exited non-zero (log $out)"
 fi
 
 out=$CACHE/$KERNEL/standalone-selftests.log
@@ -86,17 +89,12 @@ if make -j"$JOBS" headers >"$out" 2>&1; then
 	done < <(sed -n 's/.*\*\*\* \[[^]]*lib\.mk:[0-9]*: \([^]]*\)\] Error.*/\1/p' "$out" | sort -u)
 	[ "${#broken[@]}" = 0 ] ||
 		echo "note: base-tree selftests that do not build, untouched by the series: ${broken[*]}"
-	if [ "${#missing[@]}" = 0 ] && [ "${#ours[@]}" = 0 ]; then
-		echo "PASS make -C tools/testing/selftests TARGETS=net (${progs[*]} built)"
-		passed=$((passed + 1))
-	else
-		echo "FAIL make -C tools/testing/selftests TARGETS=net: not built: ${missing[*]} ${ours[*]} (log $out)"
-		failed=$((failed + 1))
-	fi
+	detail="${missing[*]:+not built: ${missing[*]} }${ours[*]:+failed: ${ours[*]}}"
+	report "$([ -z "$detail" ] && echo 1)" \
+		"make -C tools/testing/selftests TARGETS=net (${progs[*]}: ${detail:-built}; log $out)"
 else
 	tail -n 20 "$out"
-	echo "FAIL make headers (log $out)"
-	failed=$((failed + 1))
+	report 0 "make headers (log $out)"
 fi
 
 echo "standalone-check ($KERNEL, $n patches): $passed passed, $failed failed in $(( $(date +%s) - start )) s"

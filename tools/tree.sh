@@ -89,6 +89,9 @@ for p in "${patches[@]}"; do
 	pf=$(series_file "$p")
 	if ! out=$(git -C "$TREE" am -q --keep-cr "$pf" 2>&1); then
 		git -C "$TREE" am --abort >/dev/null 2>&1 || true
+		# Remember where the tree stopped: commits made on top of it to repair the patch
+		# count as unexported, and the next run keeps them unless FORCE=1.
+		echo "partial $(git -C "$TREE" rev-parse HEAD)" > "$state"
 		printf '%s\n' "$out" | sed 's/^/    /' >&2
 		die "patch $n/${#patches[@]} ${pf#"$REPO"/} does not apply to $PKG $installed (reason above); the tree is left at the patch before it"
 	fi
