@@ -10,6 +10,8 @@
 #                    any detector report fails it (DEBUG_KSELFTEST=0: KUnit suites only)
 #   make demo        rolling restart under load in QEMU: off / sysctl / bpf / drain, IPv4+IPv6,
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
+#   make bench       SYN-path rate, patched vs pristine (5 boots each), and close() cost per
+#                    child for Q 100/1,000/10,000 -> results/bench/summary.txt (idle host)
 #   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,
 #                    kernel-doc, tags (bisect-check is the same)
 #   make standalone-check  fresh extraction + git am series/, then only in-tree commands:
@@ -30,11 +32,11 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
-.PHONY: all demo deps tree export kunit kselftest check check-debug series-check bisect-check \
+.PHONY: all demo bench deps tree export kunit kselftest check check-debug series-check bisect-check \
 	standalone-check help
 all: help
 help:
-	@sed -n '2,23s/^# \{0,1\}//p' Makefile
+	@sed -n '2,25s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -71,3 +73,6 @@ standalone-check: deps
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)
+
+bench: deps
+	tools/bench.sh $(RESULTS)/bench

@@ -10,7 +10,7 @@ need flex flex
 need bc bc
 need_pkg libelf-dev
 need_pkg libssl-dev
-[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
+[ -e "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
 mkdir -p "$BUILD"
 cd "$TREE"
 python3 tools/testing/kunit/kunit.py build --arch=x86_64 \

@@ -14,7 +14,7 @@
 need python3 python3
 need ccache ccache
 need qemu-system-x86_64 qemu-system-x86
-[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
+[ -e "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
 
 accel_args=()
 if [ "${KVM:-0}" = 1 ]; then
