@@ -14,6 +14,7 @@
 # Environment: KERNEL, CACHE, JOBS as for the other targets;
 #   BENCH_ROUNDS=5  BENCH_SYNRATE_MS=10000  BENCH_COST_REPS=5  BENCH_COST_Q=100,1000,10000
 #   BENCH_PATCHED=PATH  bzImage of the patched kernel (default: the test kernel, built if needed)
+#   BENCH_REPORT_ONLY=1  no build, no guest: summarise the guests' results already in OUT_DIR
 # The host should be otherwise idle: TCG guest rates follow the host's load.
 . "$(dirname "$0")/common.sh"
 need qemu-system-x86_64 qemu-system-x86
@@ -26,10 +27,13 @@ syn_ms=${BENCH_SYNRATE_MS:-10000}
 cost_reps=${BENCH_COST_REPS:-5}
 cost_q=${BENCH_COST_Q:-100,1000,10000}
 case "$rounds" in ''|*[!0-9]*|0) die "BENCH_ROUNDS must be a positive number, not '$rounds'" ;; esac
-PSRC=$CACHE/$KERNEL/pristine-src
-PBUILD=$CACHE/$KERNEL/build-pristine
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+PSRC=$CACHE/$KERNEL/pristine-src
+PBUILD=$CACHE/$KERNEL/build-pristine
+
+# Builds and guests, unless only the summary is wanted.
+[ "${BENCH_REPORT_ONLY:-0}" = 1 ] || {
 
 # The patched kernel: the test kernel of make kselftest / make demo.
 if [ -z "${BENCH_PATCHED:-}" ]; then
@@ -78,6 +82,7 @@ for ((i = 1; i <= rounds; i++)); do
 	done
 done
 demo cost "$patched" --mode cost --cost-q "$cost_q" --cost-reps "$cost_reps"
+}
 
 python3 - "$out" "$rounds" <<'EOF' | tee "$out/summary.txt"
 import csv, math, os, sys

@@ -189,7 +189,12 @@ def main():
         print(f"check: {m:6s} IPv{r['family']}: {verdict}")
     for r in bad:
         print(f"check: {r.get('mode')} IPv{r.get('family')}: the run FAILED (see the guest log)")
-    if not results or bad:
+    for c in costs:
+        if c.get("check") != "ok":
+            print(f"check: cost IPv{c.get('family')} Q={c.get('q')} tcp_migrate_req={c.get('migrate')}: "
+                  "FAILED (children not all moved, or not all reset)")
+    # a run of the cost mode alone has no RESULT line
+    if (not results and not costs) or bad or any(c.get("check") != "ok" for c in costs):
         return 1
     return 0
 
