@@ -14,6 +14,9 @@
 # Environment: KERNEL, CACHE, JOBS as for the other targets;
 #   BENCH_ROUNDS=5  BENCH_SYNRATE_MS=10000  BENCH_COST_REPS=5  BENCH_COST_Q=100,1000,10000
 #   BENCH_PATCHED=PATH  bzImage of the patched kernel (default: the test kernel, built if needed)
+#   BENCH_BASE=REF  what the SYN path is compared with: a commit of the tree (default
+#                   "pristine"; e.g. the series without its last patches, to measure them alone)
+#   BENCH_COST=0    no close() cost guest
 #   BENCH_REPORT_ONLY=1  no build, no guest: summarise the guests' results already in OUT_DIR
 # The host should be otherwise idle: TCG guest rates follow the host's load.
 . "$(dirname "$0")/common.sh"
@@ -29,8 +32,12 @@ cost_q=${BENCH_COST_Q:-100,1000,10000}
 case "$rounds" in ''|*[!0-9]*|0) die "BENCH_ROUNDS must be a positive number, not '$rounds'" ;; esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-PSRC=$CACHE/$KERNEL/pristine-src
-PBUILD=$CACHE/$KERNEL/build-pristine
+base=${BENCH_BASE:-pristine}
+# The baseline's source and build directories sit side by side as the test kernel's do
+# (linux/ and build/), so that ccache (CCACHE_BASEDIR) finds the objects of every file the
+# two trees share.
+PSRC=$CACHE/$KERNEL/bench-base/linux
+PBUILD=$CACHE/$KERNEL/bench-base/build
 
 # Builds and guests, unless only the summary is wanted.
 [ "${BENCH_REPORT_ONLY:-0}" = 1 ] || {
@@ -44,13 +51,17 @@ patched=${BENCH_PATCHED:-$BUILD/arch/x86/boot/bzImage}
 [ -f "$patched" ] || die "no patched kernel at $patched"
 [ -f "$BUILD/.config" ] || die "no test kernel config at $BUILD/.config (make kselftest first)"
 
-# The pristine kernel: the tree's "pristine" commit, the test kernel's .config.
+# The pristine kernel: the tree's "pristine" commit (or BENCH_BASE), the test kernel's .config.
+base_commit=$(git -C "$TREE" rev-parse -q --verify "$base^{commit}") ||
+	die "BENCH_BASE=$base is no commit of $TREE"
 if [ ! -d "$PSRC" ]; then
 	log "pristine source: worktree of $TREE at 'pristine' in $PSRC"
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$PSRC" pristine
 fi
-git -C "$PSRC" checkout -q --detach pristine
+git -C "$PSRC" checkout -q --detach "$base_commit"
+log "baseline: $base = $(git -C "$PSRC" log -1 --format='%h %s')"
+git -C "$PSRC" log -1 --format="baseline: $base = %h %s" > "$out/baseline.txt"
 mkdir -p "$PBUILD"
 if ! cmp -s "$BUILD/.config" "$PBUILD/.config.from-test-kernel"; then
 	cp "$BUILD/.config" "$PBUILD/.config"
@@ -69,7 +80,7 @@ demo() { # NAME BZIMAGE RMLOAD_ARGS...
 	local name=$1 img=$2
 	shift 2
 	log "guest $name: rmload $*"
-	DEMO_KERNEL=$img DEMO_ARGS="$*" DEMO_COST_ARGS=skip DEMO_SYNRATE_ARGS=skip \
+	DEMO_KERNEL=$img DEMO_ARGS="$*" DEMO_COST_ARGS=skip DEMO_SYNRATE_ARGS=skip DEMO_TRACE=0 \
 		KERNEL=$KERNEL CACHE=$CACHE "$REPO/tools/demo/run-demo.sh" "$out/$name" \
 		> "$out/$name.out" 2>&1 || die "the $name guest failed: $out/$name.out"
 }
@@ -81,7 +92,7 @@ for ((i = 1; i <= rounds; i++)); do
 		demo "synrate-$i-$k" "$img" --mode synrate --synrate-ms "$syn_ms"
 	done
 done
-demo cost "$patched" --mode cost --cost-q "$cost_q" --cost-reps "$cost_reps"
+[ "${BENCH_COST:-1}" = 0 ] || demo cost "$patched" --mode cost --cost-q "$cost_q" --cost-reps "$cost_reps"
 }
 
 python3 - "$out" "$rounds" <<'EOF' | tee "$out/summary.txt"
@@ -108,7 +119,10 @@ for i in range(1, rounds + 1):
                 sys.exit(f"synrate-{i}-{k}: {r['failed']} failed connections")
             rate.setdefault((k, r["family"], r["tcp_migrate_req"]), []).append(float(r["conn_per_s"]))
 
+base = open(os.path.join(out, "baseline.txt")).read().strip() \
+    if os.path.exists(os.path.join(out, "baseline.txt")) else "baseline: pristine"
 print(f"SYN path, connections/s (TCG, {rounds} boots per kernel), ratio patched/pristine per round")
+print(f"('pristine' is the {base})")
 print("| family | tcp_migrate_req | patched conn/s (mean, sd) | pristine conn/s (mean, sd) "
       "| ratio mean | ratio sd | ratio min | ratio max |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -128,6 +142,8 @@ for fam in ("4", "6"):
 rm, rs, rmin, rmax = stats(allr)
 print(f"\nall {len(allr)} ratios: mean {rm:.3f}, sd {rs:.3f}, min {rmin:.3f}, max {rmax:.3f}")
 
+if not os.path.exists(os.path.join(out, "cost", "cost.csv")):
+    sys.exit(0)
 cost = rows(os.path.join(out, "cost", "cost.csv"))
 bad = [c for c in cost if c["check"] != "ok"]
 if bad:

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarise the demo guest's log: the RESULT/COST lines rmload printed.
+"""Summarise the demo guest's log: the RESULT/COST lines rmload printed, and the TRACE lines
+of rm-trace (tcp:tcp_migrate_req events by mode, path and result).
 
 Usage: report.py GUEST_LOG RESULTS_DIR
 Prints the tables, writes RESULTS_DIR/demo.csv (one row per RESULT line), RESULTS_DIR/cost.csv
@@ -16,20 +17,39 @@ FAMILY_COLOUR = {"4": "#4472c4", "6": "#ed7d31"}
 
 
 def parse(path):
-    results, costs = [], []
+    results, costs, traces = [], [], []
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
             kind = line.split(" ", 1)[0]
-            if kind not in ("RESULT", "COST"):
+            if kind not in ("RESULT", "COST", "TRACE"):
                 continue
             rec = {}
             for tok in line.split()[1:]:
                 if "=" in tok:
                     k, v = tok.split("=", 1)
                     rec[k] = v
-            (results if kind == "RESULT" else costs).append(rec)
-    return results, costs
+            {"RESULT": results, "COST": costs, "TRACE": traces}[kind].append(rec)
+    return results, costs, traces
+
+
+def trace_table(traces, runs):
+    """Events by mode, path and result, next to the runs' TCPMigrateReq counters."""
+    by_mode = {}
+    for t in traces:
+        by_mode.setdefault(t["mode"], []).append(t)
+    rows = []
+    for m in sorted(by_mode, key=lambda m: MODES.index(m) if m in MODES else len(MODES)):
+        evs = [t for t in by_mode[m] if "path" in t]
+        overrun = sum(int(t.get("overrun", 0)) for t in by_mode[m])
+        ok = sum(int(num(r, "migrate_ok")) for r in runs if r["mode"] == m)
+        fail = sum(int(num(r, "migrate_fail")) for r in runs if r["mode"] == m)
+        if not evs:
+            rows.append([m, "-", "-", 0, ok, fail, overrun])
+        for t in sorted(evs, key=lambda t: (t["path"], t["result"])):
+            rows.append([m, t["path"], t["result"], t["count"], ok, fail, overrun])
+    return table(["mode", "path", "result", "events", "MigrateReqSuccess",
+                  "MigrateReqFailure", "lost"], rows)
 
 
 def num(rec, key, default=0.0):
@@ -129,7 +149,7 @@ def main():
         sys.exit("usage: report.py GUEST_LOG RESULTS_DIR")
     log, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
-    results, costs = parse(log)
+    results, costs, traces = parse(log)
     bad = [r for r in results if r.get("error")]
     results = [r for r in results if not r.get("error")]
     if results:
@@ -153,6 +173,12 @@ def main():
     print(table(["mode", "family", "attempted", "answered", "failed", "fail%", "restarts",
                  "fail/restart", "restart_p50_ms", "restart_p99_ms", "reset", "refused",
                  "timeout", "short", "other", "MigrateReqSuccess", "MigrateReqFailure"], rows))
+
+    if traces:
+        print("\nMigration attempts by path and result (trace event tcp:tcp_migrate_req, both "
+              "families;\ncounters summed over the mode's runs; lost: events overwritten in a "
+              "full buffer)")
+        print(trace_table(traces, runs))
 
     syn = [r for r in results if r.get("mode") == "synrate"]
     if syn:

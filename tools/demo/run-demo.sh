@@ -5,7 +5,8 @@
 # packs an initramfs (busybox + rmload), boots the test kernel with $CPUS vCPUs (the guest
 # checks nproc), runs every mode (off, sysctl, bpf, drain) for IPv4 and IPv6, the close() cost
 # benchmark and the SYN-path connection rate, then prints the tables and writes demo.csv,
-# cost.csv, demo.svg, guest.log and summary.txt into RESULTS_DIR.
+# cost.csv, demo.svg, guest.log and summary.txt into RESULTS_DIR.  The tcp:tcp_migrate_req
+# trace event is on during the mode runs only: rm-trace counts its events by path and result.
 #
 # Usage: run-demo.sh [RESULTS_DIR]          (default: ./results)
 # Environment:
@@ -20,6 +21,8 @@
 #                                  --interval-ms 20" DEMO_COST_ARGS=skip DEMO_SYNRATE_ARGS=skip
 #   DEMO_COST_ARGS      extra flags of the cost run ("skip": no cost run)
 #   DEMO_SYNRATE_ARGS   extra flags of the synrate run ("skip": no synrate run)
+#   DEMO_TRACE=1        count tcp:tcp_migrate_req events per mode run (0: the event stays off
+#                       and the modes run in one rmload, e.g. on a kernel without the event)
 #   DEMO_TIMEOUT=600    seconds before the guest is killed
 #   DEMO_CMDLINE=quiet  kernel command line of the guest; "" keeps warnings (lockdep, WARN_ON)
 #                       on the console, e.g. with DEMO_KERNEL set to the debug kernel
@@ -72,13 +75,30 @@ gcc -O2 -g -Wall -Wextra -Wno-sign-compare -Wno-missing-field-initializers -stat
 
 # 2. what the guest runs: "TIMEOUT COMMAND" per line
 cmds=$build/cmds
+args=${DEMO_ARGS:-}
+modes="off sysctl bpf drain"
+if [[ " $args " =~ \ --mode\ ([^ ]+)\  ]]; then
+	modes=${BASH_REMATCH[1]//,/ }
+	args=${args/--mode ${BASH_REMATCH[1]}/}
+fi
+[ "$modes" = all ] && modes="off sysctl bpf drain"
 {
-	echo "$timeout_s rmload --mode all --family 4,6 ${DEMO_ARGS:-}"
+	if [ "${DEMO_TRACE:-1}" = 1 ]; then
+		# One run per mode, each with its own count of events.
+		echo "30 rm-trace on"
+		for m in $modes; do
+			echo "$timeout_s rm-trace clear && rmload --mode $m --family 4,6 $args; rc=\$?; rm-trace report $m; exit \$rc"
+		done
+		# close() cost and the SYN path are measured with the event off.
+		echo "30 rm-trace off"
+	else
+		echo "$timeout_s rmload --mode ${modes// /,} --family 4,6 $args"
+	fi
 	[ "${DEMO_COST_ARGS:-}" = skip ] || echo "$timeout_s rmload --mode cost --family 4,6 ${DEMO_COST_ARGS:-}"
 	[ "${DEMO_SYNRATE_ARGS:-}" = skip ] || echo "$timeout_s rmload --mode synrate --family 4,6 ${DEMO_SYNRATE_ARGS:-}"
 } > "$cmds"
 sed 's/^/run-demo: guest runs: /' "$cmds" >&2
-"$here/mkinitramfs-demo.sh" "$build/initramfs.cpio.gz" "$cmds" "$build/rmload" >&2
+"$here/mkinitramfs-demo.sh" "$build/initramfs.cpio.gz" "$cmds" "$build/rmload" "$here/rm-trace" >&2
 
 # 3. boot
 logf=$results/guest.log
