@@ -8,6 +8,9 @@
 #   make check       kunit + kselftest for each tree in KERNELS, ending "N passed, N failed"
 #   make check-debug the same on the debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...):
 #                    any detector report fails it (DEBUG_KSELFTEST=0: KUnit suites only)
+#   make soak        repeat the load and churn kselftests SOAK_RUNS times (default 20) in one
+#                    guest, debug kernel (SOAK_KERNEL=plain: the test kernel); every failed
+#                    run with its output; SOAK_TESTS names the tests (kselftest/tests*.txt)
 #   make demo        rolling restart under load in QEMU: off / sysctl / bpf / drain, IPv4+IPv6,
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
 #   make bench       SYN-path rate, patched vs pristine (5 boots each), and close() cost per
@@ -32,11 +35,11 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
-.PHONY: all demo bench deps tree export kunit kselftest check check-debug series-check bisect-check \
-	standalone-check help
+.PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
+	bisect-check standalone-check help
 all: help
 help:
-	@sed -n '2,25s/^# \{0,1\}//p' Makefile
+	@sed -n '2,28s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -64,6 +67,9 @@ check: deps
 
 check-debug: deps
 	tools/check-debug.sh
+
+soak: deps
+	tools/soak.sh
 
 series-check bisect-check: tree
 	tools/series-check.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: the two costs of the series, measured in QEMU guests (project issue 8).
+# make bench: the two costs of the series, measured in QEMU guests (docs/demo.md).
 #
 #  1. The SYN path: rmload --mode synrate (connections/s with W listeners and no restart,
 #     tcp_migrate_req 0 and 1, IPv4 and IPv6) on the test kernel and on the pristine tree built

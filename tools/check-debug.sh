@@ -14,29 +14,6 @@
 . "$(dirname "$0")/common.sh"
 kernels=${KERNELS:-$KERNEL}
 
-# The kernel's own report lines (console output, optionally timestamped; kmemleak's report is
-# printed by the guest's init with a "kmemleak: " prefix).
-REPORT_RE='^(\[ *[0-9.]+\] )?(BUG: |WARNING: |INFO: (possible|trying|suspicious|lockdep|task)|UBSAN: |ODEBUG: |list_(add|del) corruption|refcount_t: |Kernel panic|Oops: |kmemleak: unreferenced object)'
-
-# scan LOG: print each report with 3 lines before and up to 25 after; echo the number found.
-scan() {
-	local log=$1 n
-	n=$(grep -a -c -E "$REPORT_RE" "$log" || true)
-	if [ "$n" -gt 0 ]; then
-		{
-			echo "---- $n report line(s) in $log:"
-			grep -a -n -E -B3 -A25 "$REPORT_RE" "$log" | head -n 400
-			echo "----"
-		} >&2
-	fi
-	echo "$n"
-}
-
-# For the fault injection and churn tests: slub_debug=A marks the caches the migration paths
-# allocate from for failslab's cache filter, F (consistency checks) keeps the TCP socket and
-# request caches off per-CPU slabs so that their object counts are exact.
-DEBUG_CMDLINE="slub_debug=FA,request_sock_TCP,request_sock_TCPv6;A,skbuff_head_cache,kmalloc-512,kmalloc-2k,kmalloc-4k;F,TCP,TCPv6"
-
 total_p=0 total_f=0 rc=0
 summary=()
 for k in $kernels; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make check's shortened demo (issue 8): the rolling restart of tools/demo in the QEMU guest,
+# make check's shortened demo: the rolling restart of tools/demo in the QEMU guest,
 # modes off, sysctl and bpf, IPv4 and IPv6, DEMO_CHECK_RESTARTS (default 10) restarts each, no
 # cost or SYN-rate runs.  Six cases: `off` must turn clients away (failed > 0: the problem the
 # feature exists for), `sysctl` and `bpf` must answer every connection (failed = 0, answered > 0).

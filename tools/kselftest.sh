@@ -33,7 +33,7 @@ log "installing UAPI headers into $hdr/usr/include"
 make -s -C "$TREE" O="$hdr" headers >&2 || die "make headers failed in $TREE"
 
 # Build only what tests.txt runs: the whole TARGETS=net does not compile in Debian's trees
-# (tools/testing/selftests/net/tls.c, see README).  Programs are make goals of the net
+# (tools/testing/selftests/net/tls.c, see docs/testing.md).  Programs are make goals of the net
 # selftest Makefile, scripts are copied with their helpers.
 progs=() scripts=(in_netns.sh)
 while read -r name timeout cmd; do

@@ -54,6 +54,8 @@ if [ -n "$cur" ] && [ "$cur" = "$(cat "$stamp_file" 2>/dev/null)" ]; then
 fi
 rm -f "$stamp_file"
 
+json=$BUILD/kunit.json
+rm -f "$json"
 start=$(date +%s)
 set +e
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py "$sub" --arch=x86_64 \
@@ -62,7 +64,7 @@ set +e
 	--build_dir="$BUILD" "${build_args[@]}" --make_options 'CC=ccache gcc' \
 	--qemu_args='-smp 2 -m 1024' "${accel_args[@]}" \
 	--kernel_args=oops=panic --kernel_args=panic=-1 \
-	--timeout="${KUNIT_TIMEOUT:-900}" ${KUNIT_FILTER:+"$KUNIT_FILTER"}) 2>&1 | tee "$out"
+	--timeout="${KUNIT_TIMEOUT:-900}" --json="$json" ${KUNIT_FILTER:+"$KUNIT_FILTER"}) 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 set -e
 log "kunit.py $sub exited $rc after $(( $(date +%s) - start )) s"
@@ -71,17 +73,39 @@ if grep -aq 'Starting KUnit Kernel' "$out"; then
 	kunit_stamp > "$stamp_file"
 fi
 
-summary=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -a 'Testing complete\.' | tail -n 1 || true)
-count() { sed -n "s/.*[ ,]$1: \([0-9]*\).*/\1/p" <<<"$summary"; }
-passed=$(count passed); failed=$(count failed); crashed=$(count crashed)
-skipped=$(count skipped); errors=$(count errors)
-passed=${passed:-0}; bad=$(( ${failed:-0} + ${crashed:-0} + ${skipped:-0} + ${errors:-0} ))
-if [ -z "$summary" ]; then
-	log "no KUnit summary (build failure or guest crash): counted as 1 failure"
+# The results as kunit.py parsed them (--json, KernelCI's layout): every leaf case, a parameter
+# of a parameterised case included, passes or counts as a failure (FAIL, SKIP, ERROR).
+read -r passed bad < <(python3 - "$json" <<'PY'
+import json, sys
+
+def walk(group):
+    p = b = 0
+    for case in group.get("test_cases", []):
+        if case.get("status") == "PASS":
+            p += 1
+        else:
+            b += 1
+    for sub in group.get("sub_groups", []):
+        sp, sb = walk(sub)
+        p, b = p + sp, b + sb
+    return p, b
+
+try:
+    with open(sys.argv[1]) as f:
+        print(*walk(json.load(f)))
+except (OSError, ValueError):
+    print("- -")
+PY
+)
+if [ "$passed" = - ]; then
+	log "no KUnit results in $json (build failure or guest crash): counted as 1 failure"
+	passed=0 bad=1
+elif [ "$passed" = 0 ] && [ "$bad" = 0 ]; then
+	log "kunit.py ran no test case: counted as 1 failure"
 	bad=1
 fi
 if [ "$rc" = 0 ] && [ "$bad" -gt 0 ]; then
-	log "skipped or crashed cases are failures here: $summary"
+	log "skipped or crashed cases are failures here ($bad)"
 	rc=1
 fi
 [ "$rc" = 0 ] || [ "$bad" -gt 0 ] || bad=1

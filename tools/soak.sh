@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# make soak: find a flaky test before CI does.  Runs the kselftests named in SOAK_TESTS (default
+# the load and churn test, reuseport_migrate_churn) SOAK_RUNS times (default 20) in a row in one
+# QEMU guest, on the debug kernel (SOAK_KERNEL=debug, the default: the one make check-debug
+# builds) or on the plain test kernel (SOAK_KERNEL=plain), for each tree in KERNELS.
+#
+# Every failed run is reported with its whole output, cut from the guest log and kept in
+# $CACHE/<tree>/soak-<kind>/failures/<test>.<run>.log; on the debug kernel every detector
+# report counts as a failure too.  The summary (runs, failures, time, the command) goes to
+# RESULTS/soak-<tree>-<kind>.txt (RESULTS default results/).  The last line is
+# "N passed, N failed", one count per run.
+#
+# Names come from kselftest/tests.txt and kselftest/tests-debug.txt, with their timeouts.
+# RM_CHURN_SECONDS (seconds of churn per variant of reuseport_migrate_churn) is passed on.
+. "$(dirname "$0")/common.sh"
+kernels=${KERNELS:-$KERNEL}
+runs=${SOAK_RUNS:-20}
+tests=${SOAK_TESTS:-reuseport_migrate_churn}
+kind=${SOAK_KERNEL:-debug}
+results=${RESULTS:-$REPO/results}
+case $runs in
+''|*[!0-9]*|0) die "SOAK_RUNS=$runs: want a number of runs, 1 or more" ;;
+esac
+case $kind in
+debug|plain) ;;
+*) die "SOAK_KERNEL=$kind: want debug or plain" ;;
+esac
+if [ -n "${RM_CHURN_SECONDS:-}" ]; then
+	case $RM_CHURN_SECONDS in
+	''|*[!0-9]*|0) die "RM_CHURN_SECONDS=$RM_CHURN_SECONDS: want a number of seconds, 1 or more" ;;
+	esac
+fi
+
+# line NAME: the "name timeout command" line of NAME in the test lists.
+line() {
+	grep -h -v '^[[:space:]]*\(#\|$\)' "$REPO/kselftest/tests.txt" "$REPO/kselftest/tests-debug.txt" |
+		awk -v n="$1" '$1 == n { print; exit }'
+}
+for t in $tests; do
+	[ -n "$(line "$t")" ] || die "SOAK_TESTS: '$t' is in neither kselftest/tests.txt nor kselftest/tests-debug.txt"
+done
+
+mkdir -p "$results"
+total_p=0 total_f=0 rc=0
+for k in $kernels; do
+	export KERNEL=$k
+	t0=$(date +%s)
+	"$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); continue; }
+	out=$CACHE/$k/soak-$kind
+	rm -rf "$out/failures"
+	mkdir -p "$out/failures"
+	if [ "$kind" = debug ]; then
+		bdir=$CACHE/$k/build-debug
+		BUILD=$bdir "$REPO/tools/build-kernel.sh" --kunitconfig="$REPO/kunit/debug.kunitconfig"
+		cmdline=$DEBUG_CMDLINE
+	else
+		bdir=$CACHE/$k/build
+		BUILD=$bdir "$REPO/tools/build-kernel.sh"
+		cmdline=
+	fi
+	[ -z "${RM_CHURN_SECONDS:-}" ] || cmdline="$cmdline rm.env=RM_CHURN_SECONDS=$RM_CHURN_SECONDS"
+
+	# The list: each test SOAK_RUNS times, named <test>.<run>.
+	list=$out/tests.txt limit=0
+	: > "$list"
+	for i in $(seq 1 "$runs"); do
+		for t in $tests; do
+			read -r name tmo cmd < <(line "$t")
+			echo "$name.$i $tmo $cmd" >> "$list"
+			limit=$((limit + tmo))
+		done
+	done
+	log "$k ($kind kernel): $tests, $runs run(s) each, in one guest"
+	KST_KERNEL=$bdir/arch/x86/boot/bzImage KSTOUT=$out KSELFTEST_LIST=$list \
+		KST_CMDLINE="$cmdline" KSELFTEST_TIMEOUT=$((limit + 300)) \
+		"$REPO/tools/kselftest.sh" || true
+	glog=$out/guest.log
+
+	# Each run's block: from its "# running" line to its "ok"/"not ok" line.
+	p=0 f=0 failed=()
+	while read -r status name; do
+		if [ "$status" = ok ]; then
+			p=$((p + 1))
+		else
+			f=$((f + 1))
+			failed+=("$name")
+			awk -v n="$name" '
+				$0 ~ "^# running " n " " { on = 1 }
+				on { print }
+				on && $0 ~ "^(not )?ok [0-9]+ " n "( |$)" { exit }' "$glog" > "$out/failures/$name.log"
+		fi
+	done < <(sed -n 's/^\(ok\|not ok\) [0-9]* \([^ ]*\).*/\1 \2/p' "$glog" | sed 's/^not ok/not_ok/')
+	ran=$((p + f))
+	missing=$(( $(wc -l < "$list") - ran ))
+	if [ "$missing" -gt 0 ]; then
+		log "FAIL: $missing run(s) never reported (guest log $glog)"
+		f=$((f + missing))
+	fi
+	reports=0
+	if [ "$kind" = debug ]; then
+		reports=$(scan "$glog")
+		f=$((f + reports))
+	fi
+	secs=$(( $(date +%s) - t0 ))
+	for n in "${failed[@]}"; do
+		echo "==== not ok: $n ($out/failures/$n.log)"
+		cat "$out/failures/$n.log"
+	done
+	summary="soak $k $kind: $tests x $runs: $p passed, $((f - reports)) failed, $reports detector report(s), $secs s"
+	{
+		echo "$summary"
+		echo "command: make soak KERNEL=$k SOAK_KERNEL=$kind SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}"
+		echo "kernel: $(sed -n 's/^rm-guest: nproc=\([0-9]*\).*kernel=\(.*\)/\2, nproc \1/p' "$glog")"
+		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
+		for n in "${failed[@]}"; do echo "failed: $n"; done
+		grep -a '^# # .*: [0-9]* connections in ' "$glog" | sed 's/^# # /run: /' || true
+		# the churn test's failed migrations (tcp:tcp_migrate_req), each with its connection
+		grep -a '^# # failed migration: ' "$glog" | sed 's/^# # failed migration: /event: /' || true
+	} > "$results/soak-$k-$kind.txt"
+	echo "$summary"
+	total_p=$((total_p + p)) total_f=$((total_f + f))
+	[ "$f" = 0 ] || rc=1
+done
+echo "$total_p passed, $total_f failed"
+exit "$rc"
