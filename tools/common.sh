@@ -53,6 +53,12 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series"
 }
 
+# series_layers: the layers of series/ in order: the directory each patch name starts with
+# (net, net-next, test-only), each listed once.
+series_layers() {
+	series_patches | awk -F/ 'NF > 1 && !seen[$1]++ { print $1 }'
+}
+
 # series_file NAME: the file to apply for patch NAME on this base: the variant in
 # series/variants/$KERNEL/ when the patch needs another form there, else series/NAME.
 series_file() {

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# make export: regenerate series/ from the worktree's commits on top of "pristine":
-# git format-patch with zeroed commit ids and no signature (no churn when nothing changed),
-# plus the series file listing them in order.
+# make export: regenerate series/ from the worktree's commits on top of "pristine", one
+# directory per layer: the commits up to branch layer/<first> form the first layer, those up
+# to layer/<second> the next, and so on ('make tree' creates the branches; 'git rebase -i
+# --update-refs pristine' keeps them in place while editing).  Each layer is written with
+# git format-patch (zeroed commit ids, no signature: no churn when nothing changed), its own
+# cover letter and the subject prefix its tree takes ([PATCH net], [PATCH net-next]); the
+# series file lists every patch in order as <layer>/<patch>.
 . "$(dirname "$0")/common.sh"
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
@@ -9,55 +13,114 @@
 installed=$(git -C "$TREE" log -1 --format=%s pristine | awk '{print $NF}')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter -o "$tmp" pristine..HEAD
-# The cover letter keeps its subject, blurb (and date, when nothing changed) across exports.
-if [ -f "$tmp/0000-cover-letter.patch" ]; then
-	python3 "$REPO/tools/cover-letter.py" "$tmp/0000-cover-letter.patch" \
-		"$REPO/series/0000-cover-letter.patch" "$tmp/cover"
-	mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
-fi
+
+# The layers, ordered by their position on HEAD's history; each must end beyond the one
+# before it, and the last one at HEAD.
+head=$(git -C "$TREE" rev-parse HEAD)
+layers=()
+for l in $(git -C "$TREE" for-each-ref --format='%(refname:strip=3)' refs/heads/layer/); do
+	git -C "$TREE" merge-base --is-ancestor "layer/$l" HEAD ||
+		die "branch layer/$l is not on HEAD's history: rebase with --update-refs, or move it with 'git -C $TREE branch -f layer/$l <commit>'"
+done
+while read -r _ l; do
+	layers+=("$l")
+done < <(git -C "$TREE" for-each-ref --format='%(refname:strip=3)' refs/heads/layer/ |
+	while read -r l; do echo "$(git -C "$TREE" rev-list --count pristine.."layer/$l") $l"; done |
+	sort -n)
+[ "${#layers[@]}" -gt 0 ] ||
+	die "$TREE has no layer/<name> branches: 'make tree' creates them from series/; or create them at each layer's last commit"
+for l in "${layers[@]}"; do
+	case $l in
+	variants|*[!a-z0-9-]*) die "layer/$l: a layer name is lower case letters, digits and '-', and not 'variants'" ;;
+	esac
+done
+last=${layers[-1]}
+[ "$(git -C "$TREE" rev-parse "layer/$last")" = "$head" ] ||
+	die "HEAD is past layer/$last: move the branch of the last layer to HEAD ('git -C $TREE branch -f layer/$last HEAD') or rebase with --update-refs"
+
+# prefix LAYER: the subject prefix of a layer's patches: net and net-next are netdev's trees;
+# any other layer is the project's own and never posted.
+prefix() {
+	case $1 in
+	net|net-next) echo "PATCH $1" ;;
+	*) echo "PATCH $1 (not for posting)" ;;
+	esac
+}
+
+prev=pristine
+names=()
+for l in "${layers[@]}"; do
+	from=$(git -C "$TREE" rev-parse "$prev")
+	[ "$from" != "$(git -C "$TREE" rev-parse "layer/$l")" ] || die "layer $l has no commits: delete branch layer/$l"
+	git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
+		--subject-prefix="$(prefix "$l")" -o "$tmp/$l" "$prev..layer/$l"
+	# The cover letter keeps its subject, blurb (and date, when nothing changed) across exports.
+	python3 "$REPO/tools/cover-letter.py" "$tmp/$l/0000-cover-letter.patch" \
+		"$REPO/series/$l/0000-cover-letter.patch" "$tmp/cover"
+	mv "$tmp/cover" "$tmp/$l/0000-cover-letter.patch"
+	for f in "$tmp/$l"/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ "${f##*/}" = 0000-cover-letter.patch ] || names+=("$l/${f##*/}")
+	done
+	prev=layer/$l
+done
 
 # series/ is exported from the primary base (6.1).  From another base, only the patches whose
 # form differs there (other than in line numbers and blob ids) are written, as variants in
-# series/variants/$KERNEL/; a variant equal to the main patch is removed.
+# series/variants/$KERNEL/<layer>/; a variant equal to the main patch is removed.
 if [ "$KERNEL" != 6.1 ]; then
 	norm() { sed -e '/^index [0-9a-f]*\.\.[0-9a-f]*/d' -e '/^@@ /d' \
 		-e '/^\[6\.[0-9]* variant:/,/^$/d' "$1"; }
 	vdir=$REPO/series/variants/$KERNEL
-	mapfile -t names < <(series_patches)
-	mapfile -t files < <(cd "$tmp" && ls -1 -- *.patch | grep -v '^0000-cover-letter.patch$')
-	[ "${#names[@]}" = "${#files[@]}" ] ||
-		die "$TREE has ${#files[@]} patches, series/ lists ${#names[@]}: export from 6.1 first"
+	mapfile -t listed < <(series_patches)
+	[ "${#names[@]}" = "${#listed[@]}" ] ||
+		die "$TREE has ${#names[@]} patches, series/ lists ${#listed[@]}: export from 6.1 first"
 	for i in "${!names[@]}"; do
-		if cmp -s <(norm "$tmp/${files[$i]}") <(norm "$REPO/series/${names[$i]}"); then
-			rm -f "$vdir/${names[$i]}"
-		elif [ -f "$vdir/${names[$i]}" ] && cmp -s <(norm "$tmp/${files[$i]}") <(norm "$vdir/${names[$i]}"); then
+		[ "${names[$i]%%/*}" = "${listed[$i]%%/*}" ] ||
+			die "patch $((i + 1)) is in layer ${names[$i]%%/*} on $KERNEL but in ${listed[$i]%%/*} in series/: export from 6.1 first"
+		new=$tmp/${names[$i]} main=$REPO/series/${listed[$i]} var=$vdir/${listed[$i]}
+		if cmp -s <(norm "$new") <(norm "$main"); then
+			rm -f "$var"
+		elif [ -f "$var" ] && cmp -s <(norm "$new") <(norm "$var"); then
 			:	# unchanged variant: keep its note
 		else
-			mkdir -p "$vdir"
-			cp "$tmp/${files[$i]}" "$vdir/${names[$i]}"
-			log "variant for $KERNEL: series/variants/$KERNEL/${names[$i]} (say why in its message)"
+			mkdir -p "$(dirname "$var")"
+			cp "$new" "$var"
+			log "variant for $KERNEL: series/variants/$KERNEL/${listed[$i]} (say why in its message)"
 		fi
 	done
+	# Variants of patches the series no longer has.
+	if [ -d "$vdir" ]; then
+		while read -r f; do
+			rel=${f#"$vdir"/}
+			printf '%s\n' "${listed[@]}" | grep -qxF "$rel" || { rm -f "$f"; log "removed stale variant $rel"; }
+		done < <(find "$vdir" -type f -name '*.patch')
+		find "$vdir" -mindepth 1 -type d -empty -delete
+	fi
 	sed -i "s/^# base $KERNEL: .*/# base $KERNEL: $installed/" "$REPO/series/series"
 	echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" > "$TREE/.git/reuseport-migrate-state"
-	log "exported $KERNEL: $(ls "$vdir" 2>/dev/null | wc -l) variant(s)"
+	log "exported $KERNEL: $(find "$vdir" -name '*.patch' 2>/dev/null | wc -l) variant(s)"
 	exit 0
 fi
 
 # Keep the other base's "# base" line: the series serves both trees.
 other=$(grep '^# base ' "$REPO/series/series" 2>/dev/null | grep -v "^# base $KERNEL:" || true)
 {
-	echo "# Patches applied in order by 'make tree' (git am), generated by 'make export'."
+	echo "# Patches applied in order by 'make tree' (git am), generated by 'make export';"
+	echo "# <layer>/<patch>, layers in the order they are posted and applied."
 	{ echo "# base $KERNEL: $installed"; [ -z "$other" ] || printf '%s\n' "$other"; } | sort
-	(cd "$tmp" && ls -1 -- *.patch 2>/dev/null | grep -v '^0000-cover-letter.patch$' || true)
+	printf '%s\n' "${names[@]}"
 } > "$tmp/series"
 
 mkdir -p "$REPO/series"
-find "$REPO/series" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
-cp "$tmp"/*.patch "$REPO/series/" 2>/dev/null || true
+# Drop what the previous export wrote (a flat series, or layers that are gone); keep variants.
+find "$REPO/series" -maxdepth 2 -name '[0-9][0-9][0-9][0-9]-*.patch' -not -path '*/variants/*' -delete
+find "$REPO/series" -mindepth 1 -maxdepth 1 -type d -not -name variants -empty -delete
+for l in "${layers[@]}"; do
+	mkdir -p "$REPO/series/$l"
+	cp "$tmp/$l"/*.patch "$REPO/series/$l/"
+done
 cp "$tmp/series" "$REPO/series/series"
 
 # Record the export as what the tree is at, so 'make tree' sees it up to date.
 echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" > "$TREE/.git/reuseport-migrate-state"
-log "exported $(series_patches | wc -l) patches to series/"
+log "exported $(series_patches | wc -l) patches in ${#layers[@]} layers (${layers[*]}) to series/"

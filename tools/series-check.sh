@@ -10,7 +10,10 @@
 #             FILE_PATH_CHANGES only when get_maintainer.pl covers every added file)
 #   kerneldoc scripts/kernel-doc -none on the touched .c/.h files: silent
 #   tags      From/Signed-off-by are the project identity, subject has a subsystem prefix,
-#             no duplicate subjects, Fixes: names a known upstream commit with its title
+#             no duplicate subjects, Fixes: names a known upstream commit with its title;
+#             layers: every patch of net carries Fixes:, no other layer does, and no patch
+#             outside test-only adds a kprobe or override_function_with_return()
+# per layer that is posted (net, net-next): at most 15 patches (maintainer-netdev.rst)
 # and, on the final tree, against the pristine tree:
 #   clang     LLVM=1 W=1 on every object the series touches: no new warning
 #   sparse    C=2 on the same objects: no new warning
@@ -78,6 +81,16 @@ objects_of() {
 	done
 	return 0
 }
+
+for l in $(series_layers); do
+	case $l in net|net-next) ;; *) continue ;; esac
+	c=$(series_patches | grep -c "^$l/")
+	if [ "$c" -le 15 ]; then
+		report PASS "(layer $l, $c patches)" size
+	else
+		report FAIL "(layer $l)" size "$c patches: netdev takes at most 15 per posting"
+	fi
+done
 
 declare -A subjects=()
 all_touched=()
@@ -166,6 +179,15 @@ for p in "${patches[@]}"; do
 	if grep -qi '^Fixes:' "$pf" && ! grep -qE '^Fixes: [0-9a-f]{12,40} \(".*"\)$' "$pf"; then
 		problems+=("malformed Fixes: line")
 	fi
+	case $p in
+	net/*) grep -q '^Fixes: ' "$pf" || problems+=("a patch of the net layer without Fixes:") ;;
+	*/*) ! grep -q '^Fixes: ' "$pf" || problems+=("Fixes: outside the net layer") ;;
+	esac
+	case $p in
+	test-only/*) ;;
+	*) ! grep -Eq '^\+.*(register_kr?probe|override_function_with_return)' "$pf" ||
+		problems+=("kprobe or error injection outside the test-only layer") ;;
+	esac
 	if [ "${#problems[@]}" = 0 ]; then
 		report PASS "$p" tags
 	else

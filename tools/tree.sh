@@ -83,6 +83,10 @@ rm -f "$state"
 git -C "$TREE" am --abort >/dev/null 2>&1 || true
 git -C "$TREE" checkout -q -B series pristine
 git -C "$TREE" reset -q --hard pristine
+# One branch per layer, layer/<name>, at the layer's last commit: 'make export' cuts the
+# commits into layers there (keep them in place with 'git rebase -i --update-refs').
+git -C "$TREE" for-each-ref --format='%(refname:short)' refs/heads/layer/ |
+	xargs -r git -C "$TREE" branch -q -D
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
@@ -95,6 +99,7 @@ for p in "${patches[@]}"; do
 		printf '%s\n' "$out" | sed 's/^/    /' >&2
 		die "patch $n/${#patches[@]} ${pf#"$REPO"/} does not apply to $PKG $installed (reason above); the tree is left at the patch before it"
 	fi
+	case $p in */*) git -C "$TREE" branch -q -f "layer/${p%%/*}" HEAD ;; esac
 done
 echo "$series_hash $(git -C "$TREE" rev-parse HEAD)" > "$state"
 log "$TREE: $PKG $installed + ${#patches[@]} patches applied"
