@@ -19,6 +19,8 @@
 #                    kernel-doc, tags (bisect-check is the same)
 #   make standalone-check  fresh extraction + git am series/, then only in-tree commands:
 #                    kunit.py --kunitconfig=net/core and the net selftests build (cold)
+#   make fix-proof   each fix of series/net/: its KUnit reproducer fails on the tree without
+#                    it and passes with it (tools/fix-proofs.txt; results/fix-proof-<tree>.txt)
 #
 # Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
 # /var/tmp/reuseport-migrate), KVM=1 (try KVM behind a boot probe), FORCE=1 (make tree may
@@ -36,10 +38,10 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
 .PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
-	bisect-check standalone-check help
+	bisect-check standalone-check fix-proof help
 all: help
 help:
-	@sed -n '2,28s/^# \{0,1\}//p' Makefile
+	@sed -n '2,30s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -76,6 +78,9 @@ series-check bisect-check: tree
 
 standalone-check: deps
 	tools/standalone-check.sh
+
+fix-proof: tree
+	tools/fix-proof.sh
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)

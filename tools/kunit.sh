@@ -5,12 +5,14 @@
 # An oops panics the guest and the panic reboots it (-no-reboot ends QEMU), so a crashed run is
 # reported in seconds instead of hanging until the timeout.
 #
-# KUNIT_EXTRA_CONFIG adds one more kunitconfig fragment (make check-debug: kunit/debug.kunitconfig,
+# KUNIT_CONFIG replaces the root .kunitconfig (make fix-proof: one without the suites of the
+# net-next layer).  KUNIT_EXTRA_CONFIG adds one more kunitconfig fragment (make check-debug: kunit/debug.kunitconfig,
 # with BUILD pointing at its own build directory).
 #
 # Writes $BUILD/kunit.counts ("passed failed") for make check and exits with kunit.py's status,
 # or non-zero when any case is skipped or crashed (a skip is not a pass here).
 . "$(dirname "$0")/common.sh"
+KUNIT_CONFIG=${KUNIT_CONFIG:-$REPO/.kunitconfig}
 need python3 python3
 need ccache ccache
 need qemu-system-x86_64 qemu-system-x86
@@ -40,7 +42,7 @@ kunit_stamp() {
 	[ -f "$BUILD/.config" ] && [ -f "$BUILD/arch/x86/boot/bzImage" ] || return 0
 	{
 		git -C "$TREE" rev-parse HEAD
-		cat "$REPO/.kunitconfig" "$REPO/kselftest/config" ${KUNIT_EXTRA_CONFIG:+"$KUNIT_EXTRA_CONFIG"} "$BUILD/.config"
+		cat "$KUNIT_CONFIG" "$REPO/kselftest/config" ${KUNIT_EXTRA_CONFIG:+"$KUNIT_EXTRA_CONFIG"} "$BUILD/.config"
 		stat -c '%Y %s' "$BUILD/arch/x86/boot/bzImage"
 	} | sha256sum | cut -c1-32
 }
@@ -59,7 +61,7 @@ rm -f "$json"
 start=$(date +%s)
 set +e
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py "$sub" --arch=x86_64 \
-	--kunitconfig="$REPO/.kunitconfig" --kunitconfig="$REPO/kselftest/config" \
+	--kunitconfig="$KUNIT_CONFIG" --kunitconfig="$REPO/kselftest/config" \
 	${KUNIT_EXTRA_CONFIG:+--kunitconfig="$KUNIT_EXTRA_CONFIG"} \
 	--build_dir="$BUILD" "${build_args[@]}" --make_options 'CC=ccache gcc' \
 	--qemu_args='-smp 2 -m 1024' "${accel_args[@]}" \
