@@ -14,20 +14,18 @@
 . "$(dirname "$0")/common.sh"
 kernels=${KERNELS:-$KERNEL}
 
-total_p=0 total_f=0 rc=0
-summary=()
+rc=0
 for k in $kernels; do
 	t0=$(date +%s)
 	export KERNEL=$k
-	"$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
+	"$REPO/tools/tree.sh" || { rc=1; tally 0 1 "$k: make tree failed"; continue; }
 	dbuild=$CACHE/$k/build-debug
 	BUILD=$dbuild KUNIT_EXTRA_CONFIG=$REPO/kunit/debug.kunitconfig \
 		KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-1800} "$REPO/tools/kunit.sh" || rc=1
-	if [ -f "$dbuild/kunit.counts" ]; then read -r p n < "$dbuild/kunit.counts"; else p=0 n=1; fi
+	read -r p n < <(read_counts "$dbuild/kunit.counts")
 	r=0
 	[ -f "$dbuild/test.log" ] && r=$(scan "$dbuild/test.log")
-	total_p=$((total_p + p)) total_f=$((total_f + n + r))
-	summary+=("$k debug kunit: $p passed, $n failed, $r detector report(s)")
+	tally "$p" $((n + r)) "$k debug kunit: $p passed, $n failed, $r detector report(s)"
 	[ "$r" = 0 ] || rc=1
 
 	if [ "${DEBUG_KSELFTEST:-1}" = 1 ]; then
@@ -36,19 +34,16 @@ for k in $kernels; do
 		cat "$REPO/kselftest/tests.txt" "$REPO/kselftest/tests-debug.txt" > "$kout/tests.txt"
 		KST_KERNEL=$dbuild/arch/x86/boot/bzImage KSTOUT=$kout KSELFTEST_LIST=$kout/tests.txt \
 			KST_CMDLINE="$DEBUG_CMDLINE" "$REPO/tools/kselftest.sh" || rc=1
-		if [ -f "$kout/counts" ]; then read -r p n < "$kout/counts"; else p=0 n=1; fi
+		read -r p n < <(read_counts "$kout/counts")
 		r=0
 		[ -f "$kout/guest.log" ] && r=$(scan "$kout/guest.log")
 		if ! grep -aq '^rm-guest: kmemleak: [0-9]* unreferenced' "$kout/guest.log" 2>/dev/null; then
 			log "the guest did not run its kmemleak scan: counted as a failure"
 			r=$((r + 1))
 		fi
-		total_p=$((total_p + p)) total_f=$((total_f + n + r))
-		summary+=("$k debug kselftest: $p passed, $n failed, $r detector report(s) ($(grep -a '^rm-guest: kmemleak: [0-9]* unreferenced' "$kout/guest.log" 2>/dev/null | sed 's/^rm-guest: //'))")
+		tally "$p" $((n + r)) "$k debug kselftest: $p passed, $n failed, $r detector report(s) ($(grep -a '^rm-guest: kmemleak: [0-9]* unreferenced' "$kout/guest.log" 2>/dev/null | sed 's/^rm-guest: //'))"
 		[ "$r" = 0 ] || rc=1
 	fi
 	summary+=("$k debug: $(( $(date +%s) - t0 )) s")
 done
-printf '%s\n' "${summary[@]}"
-echo "$total_p passed, $total_f failed"
-[ "$rc" = 0 ] && [ "$total_f" = 0 ]
+tally_end "$rc"

@@ -4,11 +4,10 @@
 # "N passed, N failed" counting every KUnit case, every kselftest and the six demo cases.
 . "$(dirname "$0")/common.sh"
 kernels=${KERNELS:-$KERNEL}
-total_p=0 total_f=0 rc=0
-summary=()
+rc=0
 for k in $kernels; do
 	t0=$(date +%s)
-	KERNEL=$k "$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); summary+=("$k: make tree failed"); continue; }
+	KERNEL=$k "$REPO/tools/tree.sh" || { rc=1; tally 0 1 "$k: make tree failed"; continue; }
 	for step in kunit kselftest demo-check; do
 		[ "$step" != demo-check ] || [ "${CHECK_DEMO:-1}" = 1 ] || continue
 		KERNEL=$k "$REPO/tools/$step.sh" || rc=1
@@ -17,12 +16,9 @@ for k in $kernels; do
 		kselftest) f=$CACHE/$k/kselftest/counts ;;
 		demo-check) f=$CACHE/$k/demo-check/counts ;;
 		esac
-		if [ -f "$f" ]; then read -r p n < "$f"; else p=0 n=1; fi
-		total_p=$((total_p + p)) total_f=$((total_f + n))
-		summary+=("$k $step: $p passed, $n failed")
+		read -r p n < <(read_counts "$f")
+		tally "$p" "$n" "$k $step: $p passed, $n failed"
 	done
 	summary+=("$k: $(( $(date +%s) - t0 )) s")
 done
-printf '%s\n' "${summary[@]}"
-echo "$total_p passed, $total_f failed"
-[ "$rc" = 0 ] && [ "$total_f" = 0 ]
+tally_end "$rc"

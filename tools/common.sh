@@ -76,6 +76,26 @@ series_hash() {
 		sha256sum | cut -c1-16
 }
 
+# The totals of make check, check-debug and soak: a summary line per step, then the line CI reads,
+# "N passed, N failed".
+total_p=0 total_f=0 summary=()
+# tally PASSED FAILED [LINE]: add one step's counts, and its summary line if given.
+tally() {
+	total_p=$((total_p + $1)) total_f=$((total_f + $2))
+	[ -z "${3:-}" ] || summary+=("$3")
+}
+# read_counts FILE: the "passed failed" pair a runner wrote to FILE; "0 1" if there is none (the
+# runner never got that far, which counts as a failure).
+read_counts() {
+	if [ -f "$1" ]; then cat "$1"; else echo "0 1"; fi
+}
+# tally_end RC: print the summary lines and the total; true only if RC is 0 and nothing failed.
+tally_end() {
+	[ "${#summary[@]}" = 0 ] || printf '%s\n' "${summary[@]}"
+	echo "$total_p passed, $total_f failed"
+	[ "$1" = 0 ] && [ "$total_f" = 0 ]
+}
+
 # The debug kernel (make check-debug, make soak): detectors and the command line it boots with.
 # The kernel's own report lines (console output, optionally timestamped; kmemleak's report is
 # printed by the guest's init with a "kmemleak: " prefix).

@@ -41,11 +41,11 @@ for t in $tests; do
 done
 
 mkdir -p "$results"
-total_p=0 total_f=0 rc=0
+rc=0
 for k in $kernels; do
 	export KERNEL=$k
 	t0=$(date +%s)
-	"$REPO/tools/tree.sh" || { rc=1; total_f=$((total_f + 1)); continue; }
+	"$REPO/tools/tree.sh" || { rc=1; tally 0 1; continue; }
 	out=$CACHE/$k/soak-$kind
 	rm -rf "$out/failures"
 	mkdir -p "$out/failures"
@@ -108,9 +108,9 @@ for k in $kernels; do
 		echo "==== not ok: $n ($out/failures/$n.log)"
 		cat "$out/failures/$n.log"
 	done
-	summary="soak $k $kind: $tests x $runs: $p passed, $((f - reports)) failed, $reports detector report(s), $secs s"
+	line="soak $k $kind: $tests x $runs: $p passed, $((f - reports)) failed, $reports detector report(s), $secs s"
 	{
-		echo "$summary"
+		echo "$line"
 		echo "command: make soak KERNEL=$k SOAK_KERNEL=$kind SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}"
 		echo "kernel: $(sed -n 's/^rm-guest: nproc=\([0-9]*\).*kernel=\(.*\)/\2, nproc \1/p' "$glog")"
 		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
@@ -119,9 +119,8 @@ for k in $kernels; do
 		# the churn test's failed migrations (tcp:tcp_migrate_req), each with its connection
 		grep -a '^# # failed migration: ' "$glog" | sed 's/^# # failed migration: /event: /' || true
 	} > "$results/soak-$k-$kind.txt"
-	echo "$summary"
-	total_p=$((total_p + p)) total_f=$((total_f + f))
+	echo "$line"
+	tally "$p" "$f"
 	[ "$f" = 0 ] || rc=1
 done
-echo "$total_p passed, $total_f failed"
-exit "$rc"
+tally_end "$rc"
