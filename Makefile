@@ -19,6 +19,8 @@
 #                    kernel-doc, tags (bisect-check is the same)
 #   make standalone-check  fresh extraction + git am series/, then only in-tree commands:
 #                    kunit.py --kunitconfig=net/core and the net selftests build (cold)
+#   make bloat       code size of the functions on the connection path: pristine, after net,
+#                    after net-next (scripts/bloat-o-meter; results/bloat-<tree>.txt)
 #   make fix-proof   each fix of series/net/: its KUnit reproducer fails on the tree without
 #                    it and passes with it (tools/fix-proofs.txt; results/fix-proof-<tree>.txt)
 #
@@ -38,10 +40,10 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
 
 .PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
-	bisect-check standalone-check fix-proof help
+	bisect-check standalone-check fix-proof bloat help
 all: help
 help:
-	@sed -n '2,30s/^# \{0,1\}//p' Makefile
+	@sed -n '2,32s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -81,6 +83,9 @@ standalone-check: deps
 
 fix-proof: tree
 	tools/fix-proof.sh
+
+bloat: tree
+	tools/bloat.sh
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)

@@ -102,7 +102,7 @@ for names, status in walk(root, []):
         continue
     if rows and not re.search(rows, names[-1]):
         continue
-    print(".".join(names) + "\t" + status)
+    print(".".join(n for n in names if n) + "\t" + status)
 PY
 }
 
