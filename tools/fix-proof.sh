@@ -45,7 +45,9 @@ while read -r key rest; do
 	esac
 done < "$proofs"
 [ "${#tests[@]}" -gt 0 ] || die "tools/fix-proofs.txt names no reproducer patches ('tests ...')"
-mapfile -t net < <(series_patches | grep '^net/' || true)
+# The fixes of the net layer: its patches with a Fixes: tag.  The selftests that come with them
+# (net/<n>-selftests-*) sit after the fixes and are not fixes.
+mapfile -t net < <(series_patches | grep '^net/' | grep -v '^net/[0-9]*-selftests-' || true)
 [ "${#net[@]}" -gt 0 ] || die "series/ has no net layer"
 for p in "${net[@]}"; do
 	printf '%s\n' "${fixes[@]}" | grep -qxF "$p" || die "tools/fix-proofs.txt gives no test for $p"

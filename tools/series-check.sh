@@ -11,8 +11,9 @@
 #   kerneldoc scripts/kernel-doc -none on the touched .c/.h files: silent
 #   tags      From/Signed-off-by are the project identity, subject has a subsystem prefix,
 #             no duplicate subjects, Fixes: names a known upstream commit with its title;
-#             layers: every patch of net carries Fixes:, no other layer does, and no patch
-#             outside test-only adds a kprobe or override_function_with_return()
+#             layers: every patch of net carries Fixes: (its selftests may not), no other layer
+#             does, and no patch outside test-only adds a kprobe or
+#             override_function_with_return()
 # per layer that is posted (net, net-next): at most 15 patches (maintainer-netdev.rst)
 # and, on the final tree, against the pristine tree:
 #   clang     LLVM=1 W=1 on every object the series touches: no new warning
@@ -180,6 +181,7 @@ for p in "${patches[@]}"; do
 		problems+=("malformed Fixes: line")
 	fi
 	case $p in
+	net/[0-9]*-selftests-*) ;; # the selftest of a fix: Fixes: is optional
 	net/*) grep -q '^Fixes: ' "$pf" || problems+=("a patch of the net layer without Fixes:") ;;
 	*/*) ! grep -q '^Fixes: ' "$pf" || problems+=("Fixes: outside the net layer") ;;
 	esac
