@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Pack the kselftest guest's initramfs: busybox-static, bash, iproute2's ip, iptables and
-# ip6tables (legacy and nft backends, with the libraries ldd names and the dlopen()ed xtables
-# extensions), the test programs, tests.txt and the init script.
-# Usage: mkinitramfs.sh OUT.cpio.gz TESTDIR [TESTS_TXT]
+# Pack the kselftest guest's initramfs: busybox-static, bash, coreutils' timeout (the
+# kernel's runner wants /usr/bin/timeout --foreground), iproute2's ip, iptables and ip6tables
+# (legacy and nft backends, with the libraries ldd names and the dlopen()ed xtables
+# extensions), the installed selftests (make install: run_kselftest.sh, kselftest/, net/),
+# tests.txt and the init script.
+# Usage: mkinitramfs.sh OUT.cpio.gz INSTALLDIR [TESTS_TXT]
 set -euo pipefail
 out=$1 testdir=$2 list=${3:-$(dirname "$0")/tests.txt}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +34,7 @@ add_bin() {
 	done
 }
 rm -f "$root/bin/sh" "$root/bin/ip"   # bash for the scripts, iproute2 for ip netns
-add_bin /bin/bash /sbin/ip /usr/sbin/xtables-legacy-multi /usr/sbin/xtables-nft-multi
+add_bin /bin/bash /sbin/ip /usr/bin/timeout /usr/sbin/xtables-legacy-multi /usr/sbin/xtables-nft-multi
 ln -s "$(readlink -f /bin/bash)" "$root/bin/sh"
 ln -sf "$(readlink -f /sbin/ip)" "$root/bin/ip"
 for t in iptables ip6tables; do
@@ -48,7 +50,7 @@ printf 'root:x:0:\n' > "$root/etc/group"
 : > "$root/etc/protocols"
 [ -f /etc/protocols ] && cp /etc/protocols "$root/etc/protocols"
 
-cp -a "$testdir" "$root/tests/net"
+cp -a "$testdir"/. "$root/tests/"
 cp "$list" "$root/tests/tests.txt"
 install -m 0755 "$here/init" "$root/init"
 

@@ -54,11 +54,8 @@ patched=${BENCH_PATCHED:-$BUILD/arch/x86/boot/bzImage}
 # The pristine kernel: the tree's "pristine" commit (or BENCH_BASE), the test kernel's .config.
 base_commit=$(git -C "$TREE" rev-parse -q --verify "$base^{commit}") ||
 	die "BENCH_BASE=$base is no commit of $TREE"
-if [ ! -d "$PSRC" ]; then
-	log "pristine source: worktree of $TREE at 'pristine' in $PSRC"
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$PSRC" pristine
-fi
+[ -d "$PSRC" ] || log "pristine source: worktree of $TREE at 'pristine' in $PSRC"
+scratch_tree "$PSRC"
 git -C "$PSRC" checkout -q --detach "$base_commit"
 log "baseline: $base = $(git -C "$PSRC" log -1 --format='%h %s')"
 git -C "$PSRC" log -1 --format="baseline: $base = %h %s" > "$out/baseline.txt"

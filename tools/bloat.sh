@@ -25,10 +25,7 @@ funcs=(tcp_v4_rcv tcp_v6_rcv reuseport_select_sock tcp_conn_request tcp_check_re
 	inet_csk_complete_hashdance inet_csk_reqsk_queue_add inet_csk_listen_stop
 	inet_csk_clone_lock reuseport_migrate_sock reqsk_timer_handler)
 
-if [ ! -e "$SRC/.git" ]; then
-	mkdir -p "$B"
-	git -C "$TREE" worktree add -q --detach "$SRC" pristine
-fi
+scratch_tree "$SRC"
 
 # build NAME N: vmlinux of pristine + the first N patches of series/, in $B/build-NAME.
 build() {
@@ -41,12 +38,10 @@ build() {
 		return 0
 	fi
 	rm -f "$obj/.bloat-stamp"
-	git -C "$SRC" am --abort >/dev/null 2>&1 || true
-	git -C "$SRC" checkout -q --detach pristine
-	git -C "$SRC" reset -q --hard pristine
+	at_pristine "$SRC"
 	while read -r p; do
 		[ "$i" -lt "$n" ] || break
-		git -C "$SRC" am -q --keep-cr "$(series_file "$p")" || die "$p does not apply"
+		apply_patch "$SRC" "$p" || die "$p does not apply (reason above)"
 		i=$((i + 1))
 	done < <(series_patches)
 	mkdir -p "$obj"

@@ -47,10 +47,22 @@ GIT_IDENT_EMAIL="dev@reuseport-migrate.invalid"
 export GIT_AUTHOR_NAME="$GIT_IDENT_NAME" GIT_AUTHOR_EMAIL="$GIT_IDENT_EMAIL"
 export GIT_COMMITTER_NAME="$GIT_IDENT_NAME" GIT_COMMITTER_EMAIL="$GIT_IDENT_EMAIL"
 
-# series_patches: the patch names of series/series, in order (comments and blanks dropped).
+# series_patches: the patch names of series/series this base applies, in order (comments and
+# blanks dropped).  A layer whose name ends in -<base> (base-fixups-6.12) belongs to that base
+# alone: the other base leaves its patches out.
 series_patches() {
 	[ -f "$REPO/series/series" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series" |
+		awk -F/ -v k="$KERNEL" '{ b = layer_base($1) } b == "" || b == k
+			function layer_base(l) { return match(l, /-[0-9]+\.[0-9]+$/) ? substr(l, RSTART + 1) : "" }'
+}
+
+# layer_base LAYER: the base a layer belongs to alone (its -<base> suffix), empty for a layer of
+# both bases.
+layer_base() {
+	case $1 in
+	*-[0-9]*.[0-9]*) echo "${1##*-}" ;;
+	esac
 }
 
 # series_layers: the layers of series/ in order: the directory each patch name starts with
@@ -66,6 +78,40 @@ series_file() {
 		echo "$REPO/series/variants/$KERNEL/$1"
 	else
 		echo "$REPO/series/$1"
+	fi
+}
+
+# scratch_tree DIR: DIR, a worktree of the tree (detached, at pristine) for a target that
+# checks out other states without touching the tree itself; created on first use.
+scratch_tree() {
+	if [ ! -e "$1/.git" ]; then
+		mkdir -p "$(dirname "$1")"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$1" pristine
+	fi
+}
+
+# at_pristine DIR [BRANCH]: DIR, a worktree of the tree, clean at the pristine commit: detached,
+# or on BRANCH reset to pristine; an am left in progress is aborted.
+at_pristine() {
+	git -C "$1" am --abort >/dev/null 2>&1 || true
+	if [ -n "${2:-}" ]; then
+		git -C "$1" checkout -q -B "$2" pristine
+	else
+		git -C "$1" checkout -q --detach pristine
+	fi
+	git -C "$1" reset -q --hard pristine
+}
+
+# apply_patch DIR NAME [GIT-AM-OPTION...]: git am of patch NAME of series/ (this base's form) in
+# DIR.  On failure the am is aborted, git's message goes to stderr and the status is 1.
+apply_patch() {
+	local dir=$1 name=$2 out
+	shift 2
+	if ! out=$(git -C "$dir" am -q --keep-cr "$@" "$(series_file "$name")" 2>&1); then
+		git -C "$dir" am --abort >/dev/null 2>&1 || true
+		printf '%s\n' "$out" >&2
+		return 1
 	fi
 }
 

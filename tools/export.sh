@@ -30,9 +30,12 @@ done < <(git -C "$TREE" for-each-ref --format='%(refname:strip=3)' refs/heads/la
 [ "${#layers[@]}" -gt 0 ] ||
 	die "$TREE has no layer/<name> branches: 'make tree' creates them from series/; or create them at each layer's last commit"
 for l in "${layers[@]}"; do
-	case $l in
-	variants|*[!a-z0-9-]*) die "layer/$l: a layer name is lower case letters, digits and '-', and not 'variants'" ;;
+	b=$(layer_base "$l")
+	case ${l%"-$b"} in
+	variants|*[!a-z0-9-]*) die "layer/$l: a layer name is lower case letters, digits and '-' (and a -<base> suffix), and not 'variants'" ;;
 	esac
+	[ -z "$b" ] || [ "$b" = "$KERNEL" ] ||
+		die "layer/$l belongs to base $b, but this is the $KERNEL tree: export it from $b"
 done
 last=${layers[-1]}
 [ "$(git -C "$TREE" rev-parse "layer/$last")" = "$head" ] ||
@@ -64,6 +67,27 @@ for l in "${layers[@]}"; do
 	prev=layer/$l
 done
 
+# The layers of this base alone (-<base>) are written as they are, and the series file keeps
+# the lines of the other base's own layers.  series_lines_of_others: those lines.
+own_layers=()
+for l in "${layers[@]}"; do
+	[ -z "$(layer_base "$l")" ] || own_layers+=("$l")
+done
+series_lines_of_others() {
+	[ -f "$REPO/series/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series" |
+		while IFS=/ read -r l rest; do
+			b=$(layer_base "$l")
+			[ -z "$b" ] || [ "$b" = "$KERNEL" ] || echo "$l/$rest"
+		done
+}
+# write_layer LAYER: replace series/LAYER with this export's patches of it.
+write_layer() {
+	rm -rf "${REPO:?}/series/$1"
+	mkdir -p "$REPO/series/$1"
+	cp "$tmp/$1"/*.patch "$REPO/series/$1/"
+}
+
 # series/ is exported from the primary base (6.1).  From another base, only the patches whose
 # form differs there (other than in line numbers and blob ids) are written, as variants in
 # series/variants/$KERNEL/<layer>/; a variant equal to the main patch is removed.
@@ -71,7 +95,20 @@ if [ "$KERNEL" != 6.1 ]; then
 	norm() { sed -e '/^index [0-9a-f]*\.\.[0-9a-f]*/d' -e '/^@@ /d' \
 		-e '/^\[6\.[0-9]* variant:/,/^$/d' "$1"; }
 	vdir=$REPO/series/variants/$KERNEL
-	mapfile -t listed < <(series_patches)
+	# This base's own layers: written whole, their lines at the end of the series file.
+	mapfile -t own_names < <(printf '%s\n' "${names[@]}" | while IFS=/ read -r l rest; do
+		[ -z "$(layer_base "$l")" ] || echo "$l/$rest"; done)
+	mapfile -t names < <(printf '%s\n' "${names[@]}" | while IFS=/ read -r l rest; do
+		[ -n "$(layer_base "$l")" ] || echo "$l/$rest"; done)
+	for d in "$REPO"/series/*-"$KERNEL"; do
+		[ ! -d "$d" ] || printf '%s\n' "${own_layers[@]}" | grep -qxF "${d##*/}" || rm -rf "$d"
+	done
+	for l in "${own_layers[@]}"; do write_layer "$l"; done
+	grep -v -E "^[a-z0-9-]+-${KERNEL//./\\.}/" "$REPO/series/series" > "$tmp/series"
+	[ "${#own_names[@]}" = 0 ] || printf '%s\n' "${own_names[@]}" >> "$tmp/series"
+	cp "$tmp/series" "$REPO/series/series"
+	mapfile -t listed < <(series_patches | while IFS=/ read -r l rest; do
+		[ -n "$(layer_base "$l")" ] || echo "$l/$rest"; done)
 	[ "${#names[@]}" = "${#listed[@]}" ] ||
 		die "$TREE has ${#names[@]} patches, series/ lists ${#listed[@]}: export from 6.1 first"
 	for i in "${!names[@]}"; do
@@ -109,17 +146,23 @@ other=$(grep '^# base ' "$REPO/series/series" 2>/dev/null | grep -v "^# base $KE
 	echo "# <layer>/<patch>, layers in the order they are posted and applied."
 	{ echo "# base $KERNEL: $installed"; [ -z "$other" ] || printf '%s\n' "$other"; } | sort
 	printf '%s\n' "${names[@]}"
-} > "$tmp/series"
+	series_lines_of_others
+} > "$tmp/series.new"
 
 mkdir -p "$REPO/series"
-# Drop what the previous export wrote (a flat series, or layers that are gone); keep variants.
-find "$REPO/series" -maxdepth 2 -name '[0-9][0-9][0-9][0-9]-*.patch' -not -path '*/variants/*' -delete
+# Drop what the previous export wrote (a flat series, or layers that are gone); keep variants
+# and the other base's own layers.
+keep=$(series_lines_of_others | cut -d/ -f1 | sort -u)
+find "$REPO/series" -maxdepth 2 -name '[0-9][0-9][0-9][0-9]-*.patch' -not -path '*/variants/*' |
+	while read -r f; do
+		d=${f%/*}; d=${d##*/}
+		printf '%s\n' "$keep" | grep -qxF "$d" || rm -f "$f"
+	done
 find "$REPO/series" -mindepth 1 -maxdepth 1 -type d -not -name variants -empty -delete
 for l in "${layers[@]}"; do
-	mkdir -p "$REPO/series/$l"
-	cp "$tmp/$l"/*.patch "$REPO/series/$l/"
+	write_layer "$l"
 done
-cp "$tmp/series" "$REPO/series/series"
+cp "$tmp/series.new" "$REPO/series/series"
 
 # Record the export as what the tree is at, so 'make tree' sees it up to date.
 echo "$(series_hash) $(git -C "$TREE" rev-parse HEAD)" > "$TREE/.git/reuseport-migrate-state"

@@ -56,23 +56,18 @@ done
 # The test kernel's KUnit config without the net-next layer's suites, which these trees lack.
 mkdir -p "$PROOF"
 grep -v '^CONFIG_SOCK_REUSEPORT_KUNIT_TEST=' "$REPO/.kunitconfig" > "$PROOF/kunitconfig"
-if [ ! -e "$SRC/.git" ]; then
-	mkdir -p "$PROOF"
-	git -C "$TREE" worktree add -q --detach "$SRC" pristine
-fi
+scratch_tree "$SRC"
 
 # state K: check out pristine + the first K net patches + the reproducers in the scratch tree.
 state() {
 	local k=$1 i p
-	git -C "$SRC" am --abort >/dev/null 2>&1 || true
-	git -C "$SRC" checkout -q --detach pristine
-	git -C "$SRC" reset -q --hard pristine
+	at_pristine "$SRC"
 	for ((i = 0; i < k; i++)); do
-		git -C "$SRC" am -q --keep-cr "$(series_file "${net[$i]}")" ||
+		apply_patch "$SRC" "${net[$i]}" ||
 			die "${net[$i]} does not apply on pristine + the net patches before it"
 	done
 	for p in "${tests[@]}"; do
-		git -C "$SRC" am -q -3 --keep-cr "$(series_file "$p")" >/dev/null 2>&1 ||
+		apply_patch "$SRC" "$p" -3 2>/dev/null ||
 			die "$p does not apply on pristine + $k net patch(es): the reproducers must not depend on net-next"
 	done
 }
@@ -80,32 +75,7 @@ state() {
 # cases FILTER [ROWS]: "name<TAB>status" of every leaf case kunit.py reported under FILTER
 # (suite.case), only the parameter rows whose name matches the extended regex ROWS if given.
 cases() {
-	python3 - "$PBUILD/kunit.json" "$1" "${2:-}" <<'PY'
-import json, re, sys
-
-path, filt, rows = sys.argv[1], sys.argv[2], sys.argv[3]
-suite, _, case = filt.partition(".")
-
-def walk(group, names):
-    names = names + [group.get("name", "")]
-    for c in group.get("test_cases", []):
-        yield names + [c.get("name", "")], c.get("status", "")
-    for sub in group.get("sub_groups", []):
-        yield from walk(sub, names)
-
-try:
-    with open(path) as f:
-        root = json.load(f)
-except (OSError, ValueError):
-    sys.exit(0)
-for names, status in walk(root, []):
-    names = names[1:]  # the root group is kunit.py's, not a suite
-    if suite not in names or (case and case not in names):
-        continue
-    if rows and not re.search(rows, names[-1]):
-        continue
-    print(".".join(n for n in names if n) + "\t" + status)
-PY
+	python3 "$REPO/tools/kunit-results.py" cases "$PBUILD/kunit.json" "$1" "${2:-}"
 }
 
 pass=0 fail=0 lines=()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# make kselftest: build the test kernel (shared with make kunit), the net selftests listed in
-# kselftest/tests.txt, an initramfs, boot it in QEMU with 2 CPUs, and collect the TAP output.
+# make kselftest: build the test kernel (shared with make kunit) and the net selftests (the
+# kernel's make -C tools/testing/selftests TARGETS=net install), pack them in an initramfs,
+# boot it in QEMU with 2 CPUs, run the tests of kselftest/tests.txt with run_kselftest.sh and
+# collect their KTAP output.
 # Fails if a test fails or skips, if the guest panics, has fewer CPUs than asked, or times out.
 # Writes $KSTOUT/counts ("passed failed") for make check.
 . "$(dirname "$0")/common.sh"
@@ -12,6 +14,8 @@ need clang clang
 [ -x /usr/sbin/xtables-legacy-multi ] || die "iptables is missing: install it with 'apt-get install -y iptables'"
 need_pkg libbpf-dev
 need_pkg libnuma-dev
+need_pkg libcap-dev
+need_pkg libmnl-dev
 
 CPUS=${CPUS:-2}
 mkdir -p "$KSTOUT"
@@ -32,39 +36,31 @@ hdr=$KSTOUT/hdr
 log "installing UAPI headers into $hdr/usr/include"
 make -s -C "$TREE" O="$hdr" headers >&2 || die "make headers failed in $TREE"
 
-# Build only what tests.txt runs: the whole TARGETS=net does not compile in Debian's trees
-# (tools/testing/selftests/net/tls.c, see docs/testing.md).  Programs are make goals of the net
-# selftest Makefile, scripts are copied with their helpers.
-progs=() scripts=(in_netns.sh)
-while read -r name timeout cmd; do
+# The list: "name timeout(s)", name as the selftests' kselftest-list.txt has it (net:<name>).
+names=()
+while read -r name timeout extra; do
 	case $timeout in
-	''|*[!0-9]*) die "$KSELFTEST_LIST: '$name $timeout $cmd' is not 'name timeout(s) command'" ;;
+	''|*[!0-9]*) die "$KSELFTEST_LIST: '$name $timeout' is not 'name timeout(s)'" ;;
 	esac
-	[ -n "$cmd" ] || die "$KSELFTEST_LIST: '$name $timeout' has no command"
-	f=${cmd%% *}; f=${f#./}
-	case $f in
-	*.sh) scripts+=("$f"); [ -f "$TREE/tools/testing/selftests/net/${f%.sh}.c" ] && progs+=("${f%.sh}") ;;
-	*) progs+=("$f") ;;
-	esac
+	[ -z "$extra" ] || die "$KSELFTEST_LIST: '$name $timeout $extra': want 'name timeout(s)' only"
+	names+=("$name")
 done < <(grep -v '^[[:space:]]*\(#\|$\)' "$KSELFTEST_LIST")
-# A program's BPF object (<prog>.bpf.c -> <prog>.bpf.o) is loaded at run time from its directory.
-for p in "${progs[@]}"; do
-	if [ -f "$TREE/tools/testing/selftests/net/$p.bpf.c" ]; then progs+=("$p.bpf.o"); fi
-done
-out=$KSTOUT/net
-rm -rf "$out" && mkdir -p "$out"
-log "building selftests: ${progs[*]}"
-make -s -C "$TREE/tools/testing/selftests/net" OUTPUT="$out" \
-	KHDR_INCLUDES="-isystem $hdr/usr/include" \
-	$(printf "$out/%s " "${progs[@]}") >&2 || die "building the net selftests failed"
-# Scripts with the helpers they source (lib.sh exists in 6.12, not in 6.1).
-for s in "${scripts[@]}" lib.sh; do
-	if [ -f "$TREE/tools/testing/selftests/net/$s" ]; then
-		cp "$TREE/tools/testing/selftests/net/$s" "$out/"
-	fi
+
+# The kernel's own build and install of the net selftests (the whole directory, as netdev's CI
+# does): run_kselftest.sh, kselftest/runner.sh, kselftest-list.txt and net/ in $inst.  The
+# build directory is kept between runs, so only what changed is rebuilt.
+inst=$KSTOUT/install
+rm -rf "$inst"
+log "building the net selftests: make -C tools/testing/selftests TARGETS=net install"
+make -s -C "$TREE/tools/testing/selftests" TARGETS=net O="$KSTOUT/build" \
+	KHDR_INCLUDES="-isystem $hdr/usr/include" INSTALL_PATH="$inst" -j"$JOBS" install >&2 ||
+	die "building the net selftests failed (make -C tools/testing/selftests TARGETS=net install)"
+for n in "${names[@]}"; do
+	grep -qxF "net:$n" "$inst/kselftest-list.txt" ||
+		die "$KSELFTEST_LIST: net:$n is not in the installed kselftest-list.txt"
 done
 
-"$REPO/kselftest/mkinitramfs.sh" "$KSTOUT/initramfs.cpio.gz" "$out" "$KSELFTEST_LIST" >&2
+"$REPO/kselftest/mkinitramfs.sh" "$KSTOUT/initramfs.cpio.gz" "$inst" "$KSELFTEST_LIST" >&2
 
 logf=$KSTOUT/guest.log
 set +e
@@ -73,28 +69,29 @@ set +e
 qrc=$?
 set -e
 
-planned=$(grep -c -v '^[[:space:]]*\(#\|$\)' "$KSELFTEST_LIST")
-programs_run=$(grep -c '^\(not \)\{0,1\}ok [0-9]' "$logf" || true)
+planned=${#names[@]}
+# run_kselftest.sh prints one "ok 1 selftests: net: <name>" (or "not ok", "# SKIP") per test;
+# each test starts with the init's "rm-guest: test" line.
+programs_run=$(grep -c '^\(not \)\{0,1\}ok [0-9]* selftests: ' "$logf" || true)
 # A program that prints its own TAP (kselftest_harness.h) counts its cases; any other counts
-# as one.  A nested "# SKIP" is a failure here, and so is a failed program with no failed case.
+# as one.  A skip, nested or not, is a failure here, and so is a failed program with no failed
+# case.
 read -r passed failed < <(awk '
-	/^# running / { np = 0; nf = 0; next }
+	/^rm-guest: test / { np = 0; nf = 0; next }
 	/^# +ok [0-9]+ / { if ($0 ~ /# SKIP/) nf++; else np++; next }
 	/^# +not ok [0-9]+ / { nf++; next }
-	/^ok [0-9]+ / { p += (np + nf ? np : 1); f += nf; np = nf = 0; next }
-	/^not ok [0-9]+ / { p += np; f += (nf ? nf : 1); np = nf = 0; next }
+	/^ok [0-9]+ selftests: / { if ($0 ~ /# SKIP/) { p += np; f += (nf ? nf : 1) }
+		else { p += (np + nf ? np : 1); f += nf }; np = nf = 0; next }
+	/^not ok [0-9]+ selftests: / { p += np; f += (nf ? nf : 1); np = nf = 0; next }
 	END { print p + 0, f + 0 }' "$logf")
-programs_failed=$(grep -c '^not ok [0-9]' "$logf" || true)
-problems=()
-grep -q '^rm-guest: done' "$logf" || problems+=("the guest did not finish its test list (qemu exit $qrc)")
-grep -q 'Kernel panic' "$logf" && problems+=("the guest panicked")
+programs_failed=$(grep -c -E '^(not ok [0-9]+ selftests: |ok [0-9]+ selftests: .*# SKIP)' "$logf" || true)
+mapfile -t problems < <("$REPO/tools/guest-check.sh" "$logf" rm-guest "$CPUS" "$qrc")
 nproc=$(sed -n 's/^rm-guest: nproc=\([0-9]*\).*/\1/p' "$logf")
-[ "${nproc:-0}" -ge "$CPUS" ] || problems+=("the guest has ${nproc:-?} CPUs, $CPUS were asked")
 missing=$(( planned - programs_run ))
 [ "$missing" -le 0 ] || { problems+=("$missing planned tests never reported"); failed=$((failed + missing)); }
 if [ "${#problems[@]}" -gt 0 ] && [ "$failed" = 0 ]; then failed=1; fi
 echo "$passed $failed" > "$KSTOUT/counts"
-grep '^not ok' "$logf" >&2 || true
+grep -E '^(not ok [0-9]+ selftests: |ok [0-9]+ selftests: .*# SKIP)' "$logf" >&2 || true
 for p in "${problems[@]}"; do log "FAIL: $p"; done
 echo "kselftest ($KERNEL): $passed passed, $failed failed in $programs_run programs ($programs_failed failed; guest nproc=${nproc:-?}, log $logf)"
 [ "$failed" = 0 ] && [ "$programs_failed" = 0 ]

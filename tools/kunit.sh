@@ -77,28 +77,7 @@ fi
 
 # The results as kunit.py parsed them (--json, KernelCI's layout): every leaf case, a parameter
 # of a parameterised case included, passes or counts as a failure (FAIL, SKIP, ERROR).
-read -r passed bad < <(python3 - "$json" <<'PY'
-import json, sys
-
-def walk(group):
-    p = b = 0
-    for case in group.get("test_cases", []):
-        if case.get("status") == "PASS":
-            p += 1
-        else:
-            b += 1
-    for sub in group.get("sub_groups", []):
-        sp, sb = walk(sub)
-        p, b = p + sp, b + sb
-    return p, b
-
-try:
-    with open(sys.argv[1]) as f:
-        print(*walk(json.load(f)))
-except (OSError, ValueError):
-    print("- -")
-PY
-)
+read -r passed bad < <(python3 "$REPO/tools/kunit-results.py" count "$json")
 if [ "$passed" = - ]; then
 	log "no KUnit results in $json (build failure or guest crash): counted as 1 failure"
 	passed=0 bad=1

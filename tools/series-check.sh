@@ -42,13 +42,8 @@ report() { # STATUS PATCH CHECK [REASON]
 
 [ -f "$BUILD/.config" ] || "$REPO/tools/build-kernel.sh"
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
-if [ ! -e "$SRC/.git" ]; then
-	mkdir -p "$CHK"
-	git -C "$TREE" worktree add -q --detach "$SRC" pristine
-fi
-git -C "$SRC" am --abort >/dev/null 2>&1 || true
-git -C "$SRC" checkout -q --detach pristine
-git -C "$SRC" reset -q --hard pristine
+scratch_tree "$SRC"
+at_pristine "$SRC"
 
 mk() { make -s -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" "$@"; }
 mk_clang() { make -s -C "$SRC" O="$OBJ_CLANG" -j"$JOBS" LLVM=1 CC="ccache clang" "$@"; }
@@ -103,9 +98,8 @@ for p in "${patches[@]}"; do
 	all_touched+=("${touched[@]}")
 	before=$(w1_warnings $(objects_of "${touched[@]}"))
 
-	if ! out=$(git -C "$SRC" am -q --keep-cr "$pf" 2>&1); then
+	if ! out=$(apply_patch "$SRC" "$p" 2>&1); then
 		report FAIL "$p" apply "$(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
-		git -C "$SRC" am --abort >/dev/null 2>&1 || true
 		break
 	fi
 	report PASS "$p" apply

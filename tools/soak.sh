@@ -60,13 +60,14 @@ for k in $kernels; do
 	fi
 	[ -z "${RM_CHURN_SECONDS:-}" ] || cmdline="$cmdline rm.env=RM_CHURN_SECONDS=$RM_CHURN_SECONDS"
 
-	# The list: each test SOAK_RUNS times, named <test>.<run>.
-	list=$out/tests.txt limit=0
+	# The list: each test SOAK_RUNS times; the n-th line's run is labels[n - 1], <test>.<run>.
+	list=$out/tests.txt limit=0 labels=()
 	: > "$list"
 	for i in $(seq 1 "$runs"); do
 		for t in $tests; do
-			read -r name tmo cmd < <(line "$t")
-			echo "$name.$i $tmo $cmd" >> "$list"
+			read -r name tmo < <(line "$t")
+			echo "$name $tmo" >> "$list"
+			labels+=("$name.$i")
 			limit=$((limit + tmo))
 		done
 	done
@@ -78,20 +79,24 @@ for k in $kernels; do
 		"$REPO/tools/kselftest.sh" || true
 	touch "$glog"	# no log: the guest never ran, and every run counts as failed below
 
-	# Each run's block: from its "# running" line to its "ok"/"not ok" line.
+	# Each run's block: from the guest's "rm-guest: test <n>:" line to the next one; it passed
+	# if the runner printed "ok ... selftests:" in it, without "# SKIP".
 	p=0 f=0 failed=()
-	while read -r status name; do
+	while read -r n status; do
+		name=${labels[$((n - 1))]:-run$n}
 		if [ "$status" = ok ]; then
 			p=$((p + 1))
 		else
 			f=$((f + 1))
 			failed+=("$name")
-			awk -v n="$name" '
-				$0 ~ "^# running " n " " { on = 1 }
-				on { print }
-				on && $0 ~ "^(not )?ok [0-9]+ " n "( |$)" { exit }' "$glog" > "$out/failures/$name.log"
+			awk -v n="$n" '
+				/^rm-guest: (test [0-9]+:|done)/ { on = ($0 ~ "^rm-guest: test " n ":") }
+				on { print }' "$glog" > "$out/failures/$name.log"
 		fi
-	done < <(sed -n 's/^\(ok\|not ok\) [0-9]* \([^ ]*\).*/\1 \2/p' "$glog" | sed 's/^not ok/not_ok/')
+	done < <(awk '
+		/^rm-guest: test [0-9]+:/ { n = $3 + 0 }
+		n && /^ok [0-9]+ selftests: / { print n, ($0 ~ /# SKIP/ ? "not_ok" : "ok"); n = 0 }
+		n && /^not ok [0-9]+ selftests: / { print n, "not_ok"; n = 0 }' "$glog")
 	ran=$((p + f))
 	missing=$(( $(wc -l < "$list") - ran ))
 	if [ "$missing" -gt 0 ]; then

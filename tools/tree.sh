@@ -80,9 +80,7 @@ if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] && [ "${FO
 fi
 
 rm -f "$state"
-git -C "$TREE" am --abort >/dev/null 2>&1 || true
-git -C "$TREE" checkout -q -B series pristine
-git -C "$TREE" reset -q --hard pristine
+at_pristine "$TREE" series
 # One branch per layer, layer/<name>, at the layer's last commit: 'make export' cuts the
 # commits into layers there (keep them in place with 'git rebase -i --update-refs').
 git -C "$TREE" for-each-ref --format='%(refname:short)' refs/heads/layer/ |
@@ -91,8 +89,7 @@ n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
 	pf=$(series_file "$p")
-	if ! out=$(git -C "$TREE" am -q --keep-cr "$pf" 2>&1); then
-		git -C "$TREE" am --abort >/dev/null 2>&1 || true
+	if ! out=$(apply_patch "$TREE" "$p" 2>&1); then
 		# Remember where the tree stopped: commits made on top of it to repair the patch
 		# count as unexported, and the next run keeps them unless FORCE=1.
 		echo "partial $(git -C "$TREE" rev-parse HEAD)" > "$state"

@@ -106,11 +106,7 @@ set +e
 "$qemu_run" "$bzimage" "$build/initramfs.cpio.gz" "$logf" "$timeout_s" "$CPUS" "${DEMO_CMDLINE-quiet}" >/dev/null
 qrc=$?
 set -e
-problems=()
-grep -q '^rm-demo: done' "$logf" || problems+=("the guest did not finish (qemu exit $qrc, log $logf)")
-grep -q 'Kernel panic' "$logf" && problems+=("the guest panicked (log $logf)")
-nproc=$(sed -n 's/^rm-demo: nproc=\([0-9]*\).*/\1/p' "$logf")
-[ "${nproc:-0}" = "$CPUS" ] || problems+=("the guest has ${nproc:-?} CPUs, $CPUS were asked")
+mapfile -t problems < <("$repo/tools/guest-check.sh" "$logf" rm-demo "$CPUS" "$qrc")
 grep '^rm-demo: exit=' "$logf" | grep -qv 'exit=0 ' && problems+=("an rmload run exited non-zero (log $logf)")
 grep -E '^rmload(\[[0-9]+\])?: (error|warning)|^libbpf: ' "$logf" | sed 's/^/run-demo: guest: /' >&2 || true
 
