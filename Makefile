@@ -23,6 +23,7 @@
 #                    after net-next (scripts/bloat-o-meter; results/bloat-<tree>.txt)
 #   make fix-proof   each fix of series/net/: its KUnit reproducer fails on the tree without
 #                    it and passes with it (tools/fix-proofs.txt; results/fix-proof-<tree>.txt)
+#   make results     docs/results.md from the summaries the targets wrote in results/*.txt
 #
 # Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
 # /var/tmp/reuseport-migrate), KVM=1 (try KVM behind a boot probe), FORCE=1 (make tree may
@@ -37,13 +38,13 @@ export KERNEL KERNELS CACHE
 DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache \
 	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils rsync kmod \
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
-	libnuma-dev libmnl-dev libcap-dev sparse python3-ply
+	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-yaml
 
 .PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
-	bisect-check standalone-check fix-proof bloat help
+	bisect-check standalone-check fix-proof bloat results help
 all: help
 help:
-	@sed -n '2,32s/^# \{0,1\}//p' Makefile
+	@sed -n '2,33s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -86,6 +87,9 @@ fix-proof: tree
 
 bloat: tree
 	tools/bloat.sh
+
+results:
+	python3 tools/results.py $(RESULTS) docs/results.md
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)

@@ -46,4 +46,4 @@ for k in $kernels; do
 	fi
 	summary+=("$k debug: $(( $(date +%s) - t0 )) s")
 done
-tally_end "$rc"
+tally_end "$rc" "check-debug-${kernels// /+}" "make check-debug KERNELS=\"$kernels\"${DEBUG_KSELFTEST:+ DEBUG_KSELFTEST=$DEBUG_KSELFTEST}"

@@ -21,4 +21,4 @@ for k in $kernels; do
 	done
 	summary+=("$k: $(( $(date +%s) - t0 )) s")
 done
-tally_end "$rc"
+tally_end "$rc" "check-${kernels// /+}" "make check KERNELS=\"$kernels\""

@@ -135,10 +135,27 @@ tally() {
 read_counts() {
 	if [ -f "$1" ]; then cat "$1"; else echo "0 1"; fi
 }
-# tally_end RC: print the summary lines and the total; true only if RC is 0 and nothing failed.
+# tally_end RC [NAME COMMAND]: print the summary lines and the total; true only if RC is 0 and
+# nothing failed.  With NAME, the same lines go to $RESULTS/NAME.txt (RESULTS default results/)
+# with the date, COMMAND (what regenerates the file) and each tree's commit.
 tally_end() {
+	local f k
 	[ "${#summary[@]}" = 0 ] || printf '%s\n' "${summary[@]}"
 	echo "$total_p passed, $total_f failed"
+	if [ -n "${2:-}" ]; then
+		f=${RESULTS:-$REPO/results}/$2.txt
+		mkdir -p "$(dirname "$f")"
+		{
+			echo "$total_p passed, $total_f failed"
+			echo "command: $3"
+			echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+			for k in ${kernels:-$KERNEL}; do
+				[ ! -d "$CACHE/$k/linux/.git" ] ||
+					echo "tree $k: $(git -C "$CACHE/$k/linux" log -1 --format='%h %s')"
+			done
+			[ "${#summary[@]}" = 0 ] || printf '%s\n' "${summary[@]}"
+		} > "$f"
+	fi
 	[ "$1" = 0 ] && [ "$total_f" = 0 ]
 }
 
