@@ -7,8 +7,8 @@
 # Every failed run is reported with its whole output, cut from the guest log and kept in
 # $CACHE/<tree>/soak-<kind>/failures/<test>.<run>.log; on the debug kernel every detector
 # report counts as a failure too.  The summary (runs, failures, time, the command) goes to
-# RESULTS/soak-<tree>-<kind>.txt (RESULTS default results/).  The last line is
-# "N passed, N failed", one count per run.
+# RESULTS/soak-<tree>-<kind>.txt (RESULTS default results/), or soak-<tree>-<kind>-<tests>.txt
+# when SOAK_TESTS is not the default.  The last line is "N passed, N failed", one count per run.
 #
 # Names come from kselftest/tests.txt and kselftest/tests-debug.txt, with their timeouts.
 # RM_CHURN_SECONDS (seconds of churn per variant of reuseport_migrate_churn) is passed on.
@@ -16,6 +16,9 @@
 kernels=${KERNELS:-$KERNEL}
 runs=${SOAK_RUNS:-20}
 tests=${SOAK_TESTS:-reuseport_migrate_churn}
+# The summary of a soak of other tests than the default names them (soak-6.1-plain-<tests>.txt).
+suffix=
+[ "$tests" = reuseport_migrate_churn ] || suffix=-$(echo "$tests" | tr -s " " "+" | sed "s/\.sh//g")
 kind=${SOAK_KERNEL:-debug}
 results=${RESULTS:-$REPO/results}
 case $runs in
@@ -123,7 +126,10 @@ for k in $kernels; do
 		grep -a '^# # .*: [0-9]* connections in ' "$glog" | sed 's/^# # /run: /' || true
 		# the churn test's failed migrations (tcp:tcp_migrate_req), each with its connection
 		grep -a '^# # failed migration: ' "$glog" | sed 's/^# # failed migration: /event: /' || true
-	} > "$results/soak-$k-$kind.txt"
+		# reuseport_migrate_wake: how long the sleeping thread took to wake
+		grep -ao 'woken after [0-9]* ms' "$glog" |
+			awk '{ if ($3 > m) m = $3; n++ } END { if (n) printf "wake-ups: %d, slowest %d ms\n", n, m }'
+	} > "$results/soak-$k-$kind$suffix.txt"
 	echo "$line"
 	tally "$p" "$f"
 	[ "$f" = 0 ] || rc=1
