@@ -121,7 +121,7 @@ for k in $kernels; do
 		echo "$line"
 		echo "command: make soak KERNEL=$k SOAK_KERNEL=$kind SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}"
 		echo "kernel: $(sed -n 's/^rm-guest: nproc=\([0-9]*\).*kernel=\(.*\)/\2, nproc \1/p' "$glog")"
-		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
+		echo "tree: $(git -C "$CACHE/$k/linux" log -1 --format='%h %s')"
 		for n in "${failed[@]}"; do echo "failed: $n"; done
 		grep -a '^# # .*: [0-9]* connections in ' "$glog" | sed 's/^# # /run: /' || true
 		# the churn test's failed migrations (tcp:tcp_migrate_req), each with its connection
