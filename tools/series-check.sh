@@ -131,7 +131,10 @@ for p in "${patches[@]}"; do
 			grep -q '@vger.kernel.org' || uncovered+=("$f")
 	done
 	[ "${#uncovered[@]}" -gt 0 ] || ignore+=,FILE_PATH_CHANGES
-	cp_out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --terse -q --ignore "$ignore" "$pf" 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
+	# Debian's python3 first: checkpatch's SPDX check (scripts/spdxcheck.py) needs python3-ply
+	# and python3-git, which another python3 in PATH may lack; if it cannot run, that fails too.
+	cp_out=$(cd "$SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse -q \
+		--ignore "$ignore" "$pf" 2>&1 | grep -E 'ERROR|WARNING|CHECK|Traceback|Error:' || true)
 	if [ -z "$cp_out" ]; then
 		report PASS "$p" checkpatch
 	else
