@@ -15,10 +15,11 @@
 . "$(dirname "$0")/common.sh"
 kernels=${KERNELS:-$KERNEL}
 runs=${SOAK_RUNS:-20}
-tests=${SOAK_TESTS:-reuseport_migrate_churn}
+default_tests=reuseport_migrate_churn
+tests=${SOAK_TESTS:-$default_tests}
 # The summary of a soak of other tests than the default names them (soak-6.1-plain-<tests>.txt).
 suffix=
-[ "$tests" = reuseport_migrate_churn ] || suffix=-$(echo "$tests" | tr -s " " "+" | sed "s/\.sh//g")
+[ "$tests" = "$default_tests" ] || suffix=-$(echo "$tests" | tr -s " " "+" | sed "s/\.sh//g")
 kind=${SOAK_KERNEL:-debug}
 results=${RESULTS:-$REPO/results}
 case $runs in
