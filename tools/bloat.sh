@@ -53,10 +53,14 @@ build() {
 	echo "$stamp" > "$obj/.bloat-stamp"
 }
 
-n_net=$(series_patches | grep -c '^net/' || true)
-n_next=$(series_patches | grep -c -E '^(net|net-next)/' || true)
+# Positions in series order: the base includes a stable layer of backports (stable-<base>)
+# that comes before net, so "pristine" is the Debian tree plus those backports.
+last_of() { series_patches | awk -v re="$1" '$0 ~ re { n = NR } END { print n + 0 }'; }
+n_base=$(series_patches | awk '/^net\// { print NR - 1; exit }')
+n_net=$(last_of '^net/')
+n_next=$(last_of '^net-next/')
 [ "$n_net" -gt 0 ] || die "series/ has no net layer"
-build pristine 0
+build pristine "$n_base"
 build net "$n_net"
 build net-next "$n_next"
 

@@ -4,7 +4,7 @@
 # to layer/<second> the next, and so on ('make tree' creates the branches; 'git rebase -i
 # --update-refs pristine' keeps them in place while editing).  Each layer is written with
 # git format-patch (zeroed commit ids, no signature: no churn when nothing changed), its own
-# cover letter and the subject prefix its tree takes ([PATCH net], [PATCH net-next]); the
+# cover letter and the subject prefix its tree takes ([PATCH net], [PATCH net-next], [PATCH 6.1]); the
 # series file lists every patch in order as <layer>/<patch>.
 . "$(dirname "$0")/common.sh"
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree KERNEL=$KERNEL' first"
@@ -42,10 +42,12 @@ last=${layers[-1]}
 	die "HEAD is past layer/$last: move the branch of the last layer to HEAD ('git -C $TREE branch -f layer/$last HEAD') or rebase with --update-refs"
 
 # prefix LAYER: the subject prefix of a layer's patches: net and net-next are netdev's trees;
-# any other layer is the project's own and never posted.
+# stable-<base> holds backports for that stable branch ([PATCH 6.1]); any other layer is the
+# project's own and never posted.
 prefix() {
 	case $1 in
 	net|net-next) echo "PATCH $1" ;;
+	stable-*) echo "PATCH ${1#stable-}" ;;
 	*) echo "PATCH $1 (not for posting)" ;;
 	esac
 }
