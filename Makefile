@@ -23,6 +23,9 @@
 #                    after net-next (scripts/bloat-o-meter; results/bloat-<tree>.txt)
 #   make fix-proof   each fix of series/net/: its KUnit reproducer fails on the tree without
 #                    it and passes with it (tools/fix-proofs.txt; results/fix-proof-<tree>.txt)
+#   make stable-proof  each backport of series/stable-<tree>/ (6.1): its reproducer fails
+#                    without it and passes with it (tools/stable-proofs.txt;
+#                    results/stable-proof-<tree>.txt)
 #   make results     docs/results.md from the summaries the targets wrote in results/*.txt
 #
 # Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
@@ -41,10 +44,10 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml
 
 .PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
-	bisect-check standalone-check fix-proof bloat results help
+	bisect-check standalone-check fix-proof stable-proof bloat results help
 all: help
 help:
-	@sed -n '2,33s/^# \{0,1\}//p' Makefile
+	@sed -n '2,36s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -84,6 +87,9 @@ standalone-check: deps
 
 fix-proof: tree
 	tools/fix-proof.sh
+
+stable-proof: tree
+	tools/stable-proof.sh
 
 bloat: tree
 	tools/bloat.sh

@@ -129,7 +129,8 @@ for k in $kernels; do
 		grep -a '^# # failed migration: ' "$glog" | sed 's/^# # failed migration: /event: /' || true
 		# reuseport_migrate_wake: how long the sleeping thread took to wake
 		grep -ao 'woken after [0-9]* ms' "$glog" |
-			awk '{ if ($3 > m) m = $3; n++ } END { if (n) printf "wake-ups: %d, slowest %d ms\n", n, m }'
+			awk '{ if ($3 > m) m = $3; n++ } END { if (n) printf "wake-ups: %d, slowest %d ms\n", n, m }' ||
+			true
 	} > "$results/soak-$k-$kind$suffix.txt"
 	echo "$line"
 	tally "$p" "$f"
