@@ -4,9 +4,10 @@
 Usage: results.py [RESULTS_DIR] [OUT]   (defaults: results, docs/results.md)
 
 Each summary is a small text file a target writes (make check, check-debug, soak, fix-proof,
-bloat, bench, demo): its first line is the result, a "command:" line says what regenerates
-it.  The page lists every summary with that line and command, then the file itself, so that
-a figure quoted anywhere in the documentation can be traced to a file and a command.
+stable-proof, bloat, bench, demo): its first line is the result, a "command:" line says what
+regenerates it.  The page lists every summary with that line and command, then the file
+itself, so that a figure quoted anywhere in the documentation can be traced to a file and a
+command.
 """
 import os
 import sys
@@ -17,6 +18,7 @@ KINDS = [
     ("check-", "make check"),
     ("soak-", "make soak"),
     ("fix-proof-", "make fix-proof"),
+    ("stable-proof-", "make stable-proof"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
     ("summary", "make demo"),
