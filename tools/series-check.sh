@@ -11,9 +11,10 @@
 #   kerneldoc scripts/kernel-doc -none on the touched .c/.h files: silent
 #   tags      From/Signed-off-by are the project identity, subject has a subsystem prefix,
 #             no duplicate subjects, Fixes: names a known upstream commit with its title;
-#             layers: every patch of net carries Fixes: (its selftests may not), no other layer
-#             does, and no patch outside test-only adds a kprobe or
-#             override_function_with_return()
+#             layers: every patch of net carries Fixes: (its selftests may not), a stable
+#             backport opens with "commit <sha> upstream." (or says its id is unconfirmed)
+#             and keeps upstream's Fixes:, no other layer carries Fixes:, and no patch
+#             outside test-only adds a kprobe or override_function_with_return()
 # per layer that is posted (net, net-next): at most 15 patches (maintainer-netdev.rst)
 # and, on the final tree, against the pristine tree:
 #   clang     LLVM=1 W=1 on every object the series touches: no new warning
@@ -180,6 +181,12 @@ for p in "${patches[@]}"; do
 	case $p in
 	net/[0-9]*-selftests-*) ;; # the selftest of a fix: Fixes: is optional
 	net/*) grep -q '^Fixes: ' "$pf" || problems+=("a patch of the net layer without Fixes:") ;;
+	stable-*/*)
+		# A stable backport keeps upstream's Fixes: and opens with the upstream commit,
+		# or says that its id could not be confirmed.
+		body=$(awk '/^$/{f=1; next} f && NF{print; exit}' "$pf")
+		echo "$body" | grep -Eq '^(commit [0-9a-f]{40} upstream\.|\[ Upstream commit id not confirmed)' ||
+			problems+=("a stable backport whose message does not open with 'commit <sha> upstream.'") ;;
 	*/*) ! grep -q '^Fixes: ' "$pf" || problems+=("Fixes: outside the net layer") ;;
 	esac
 	case $p in
