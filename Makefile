@@ -8,6 +8,9 @@
 #   make check       kunit + kselftest for each tree in KERNELS, ending "N passed, N failed"
 #   make check-debug the same on the debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...):
 #                    any detector report fails it (DEBUG_KSELFTEST=0: KUnit suites only)
+#   make check-kcsan the same on the KCSAN kernel (data races), migration suites and stresses
+#                    only (kselftest/tests-kcsan.txt): a race report in the migration code fails
+#                    it, the others are listed (kselftest-kcsan/kcsan-findings.txt)
 #   make soak        repeat the load and churn kselftests SOAK_RUNS times (default 20) in one
 #                    guest, debug kernel (SOAK_KERNEL=plain: the test kernel); every failed
 #                    run with its output; SOAK_TESTS names the tests (kselftest/tests*.txt)
@@ -26,6 +29,9 @@
 #   make stable-proof  each backport of series/stable-<tree>/ (6.1): its reproducer fails
 #                    without it and passes with it (tools/stable-proofs.txt;
 #                    results/stable-proof-<tree>.txt)
+#   make stress-proof  each stress of reuseport_migrate_stress against an upstream fix reverted
+#                    (tools/stress-proofs.txt): the debug or KCSAN kernel must report the bug
+#                    (results/stress-proof-<tree>.txt)
 #   make results     docs/results.md from the summaries the targets wrote in results/*.txt
 #
 # Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
@@ -43,11 +49,11 @@ DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml
 
-.PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
-	bisect-check standalone-check fix-proof stable-proof bloat results help
+.PHONY: all demo bench deps tree export kunit kselftest check check-debug check-kcsan soak series-check \
+	bisect-check standalone-check fix-proof stable-proof stress-proof bloat results help
 all: help
 help:
-	@sed -n '2,36s/^# \{0,1\}//p' Makefile
+	@sed -n '2,42s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -76,6 +82,9 @@ check: deps
 check-debug: deps
 	tools/check-debug.sh
 
+check-kcsan: deps
+	tools/check-kcsan.sh
+
 soak: deps
 	tools/soak.sh
 
@@ -90,6 +99,9 @@ fix-proof: tree
 
 stable-proof: tree
 	tools/stable-proof.sh
+
+stress-proof: tree
+	tools/stress-proof.sh
 
 bloat: tree
 	tools/bloat.sh

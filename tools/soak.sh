@@ -11,7 +11,8 @@
 # when SOAK_TESTS is not the default.  The last line is "N passed, N failed", one count per run.
 #
 # Names come from kselftest/tests.txt and kselftest/tests-debug.txt, with their timeouts.
-# RM_CHURN_SECONDS (seconds of churn per variant of reuseport_migrate_churn) is passed on.
+# RM_CHURN_SECONDS (seconds of churn per variant of reuseport_migrate_churn) and RS_SECONDS
+# (seconds of load per case of reuseport_migrate_stress) are passed on.
 . "$(dirname "$0")/common.sh"
 kernels=${KERNELS:-$KERNEL}
 runs=${SOAK_RUNS:-20}
@@ -29,11 +30,12 @@ case $kind in
 debug|plain) ;;
 *) die "SOAK_KERNEL=$kind: want debug or plain" ;;
 esac
-if [ -n "${RM_CHURN_SECONDS:-}" ]; then
-	case $RM_CHURN_SECONDS in
-	''|*[!0-9]*|0) die "RM_CHURN_SECONDS=$RM_CHURN_SECONDS: want a number of seconds, 1 or more" ;;
+for v in RM_CHURN_SECONDS RS_SECONDS; do
+	[ -n "${!v:-}" ] || continue
+	case ${!v} in
+	*[!0-9]*|0) die "$v=${!v}: want a number of seconds, 1 or more" ;;
 	esac
-fi
+done
 
 # line NAME: the "name timeout command" line of NAME in the test lists.
 line() {
@@ -63,6 +65,7 @@ for k in $kernels; do
 		cmdline=
 	fi
 	[ -z "${RM_CHURN_SECONDS:-}" ] || cmdline="$cmdline rm.env=RM_CHURN_SECONDS=$RM_CHURN_SECONDS"
+	[ -z "${RS_SECONDS:-}" ] || cmdline="$cmdline rm.env=RS_SECONDS=$RS_SECONDS"
 
 	# The list: each test SOAK_RUNS times; the n-th line's run is labels[n - 1], <test>.<run>.
 	list=$out/tests.txt limit=0 labels=()
@@ -120,7 +123,7 @@ for k in $kernels; do
 	line="soak $k $kind: $tests x $runs: $p passed, $((f - reports)) failed, $reports detector report(s), $secs s"
 	{
 		echo "$line"
-		echo "command: make soak KERNEL=$k SOAK_KERNEL=$kind SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}"
+		echo "command: make soak KERNEL=$k SOAK_KERNEL=$kind SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}${RS_SECONDS:+ RS_SECONDS=$RS_SECONDS}"
 		echo "kernel: $(sed -n 's/^rm-guest: nproc=\([0-9]*\).*kernel=\(.*\)/\2, nproc \1/p' "$glog")"
 		echo "tree: $(git -C "$CACHE/$k/linux" log -1 --format='%h %s')"
 		for n in "${failed[@]}"; do echo "failed: $n"; done
