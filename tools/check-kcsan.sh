@@ -41,11 +41,11 @@ for k in $kernels; do
 	r=0
 	for l in "${logs[@]}"; do
 		[ -f "$l" ] || continue
-		grep -a -v 'BUG: KCSAN: ' "$l" > "$kout/other.log"
+		grep -a -v 'BUG: KCSAN: ' "$l" > "$kout/other.log" || true
 		r=$((r + $(scan "$kout/other.log")))
 	done
 	rm -f "$kout/other.log"
-	out=$(python3 "$REPO/tools/kcsan-report.py" "$kout/kcsan-findings.txt" "${logs[@]}")
+	out=$(python3 "$REPO/tools/kcsan-report.py" "$kout/kcsan-findings.txt" "${logs[@]}" || true)
 	echo "$out"
 	m=$(echo "$out" | sed -n 's/^kcsan: \([0-9]*\) report.*/\1/p')
 	tally 0 $((r + ${m:-1})) "$k kcsan: ${out#kcsan: }; $r other detector report(s)"

@@ -3,11 +3,11 @@
 
 Usage: results.py [RESULTS_DIR] [OUT]   (defaults: results, docs/results.md)
 
-Each summary is a small text file a target writes (make check, check-debug, soak, fix-proof,
-stable-proof, bloat, bench, demo): its first line is the result, a "command:" line says what
-regenerates it.  The page lists every summary with that line and command, then the file
-itself, so that a figure quoted anywhere in the documentation can be traced to a file and a
-command.
+Each summary is a small text file a target writes (make check, check-debug, check-kcsan, soak,
+fix-proof, stable-proof, stress-proof, bloat, bench, demo): its first line is the result, a
+"command:" line says what regenerates it.  The page lists every summary with that line and
+command, then the file itself, so that a figure quoted anywhere in the documentation can be
+traced to a file and a command.
 """
 import os
 import sys
@@ -15,10 +15,12 @@ import sys
 # file name prefix -> what produced it, in the order the page lists them
 KINDS = [
     ("check-debug-", "make check-debug"),
+    ("check-kcsan-", "make check-kcsan"),
     ("check-", "make check"),
     ("soak-", "make soak"),
     ("fix-proof-", "make fix-proof"),
     ("stable-proof-", "make stable-proof"),
+    ("stress-proof-", "make stress-proof"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
     ("summary", "make demo"),
