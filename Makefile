@@ -41,7 +41,8 @@ export KERNEL KERNELS CACHE
 DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache \
 	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils rsync kmod \
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
-	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml
+	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml \
+	nginx haproxy wrk
 
 .PHONY: all demo bench deps tree export kunit kselftest check check-debug soak series-check \
 	bisect-check standalone-check fix-proof stable-proof bloat results help
