@@ -92,7 +92,8 @@ gcc -O2 -Wall -Wextra -static -o "$build/rm-attach" "$here/rm-attach.c" ||
 # 2. what the guest runs: "TIMEOUT COMMAND" per line
 cmds=$build/cmds
 n=0
-per_run=$((60 + restarts * (interval + stall + 3000) / 1000))
+# a run: its restarts (an HAProxy restart takes up to 6 s in a TCG guest on a busy host)
+per_run=$((60 + restarts * (interval + stall + 6000) / 1000))
 {
 	echo "30 rm-trace on"
 	for r in $(seq 1 "$repeat"); do
@@ -114,7 +115,7 @@ per_run=$((60 + restarts * (interval + stall + 3000) / 1000))
 	echo "30 rm-trace off"
 } > "$cmds"
 [ "$n" -gt 0 ] || die "no run to do (SERVERS=$servers SERVERS_CYCLES=$cycles)"
-timeout_s=${DEMO_TIMEOUT:-$((120 + n * per_run / 2))}
+timeout_s=${DEMO_TIMEOUT:-$((120 + n * per_run))}
 log "$n runs, $restarts restarts each; guest timeout ${timeout_s}s"
 
 # 3. initramfs: the servers with their libraries, a root and a nobody user (nginx's workers)
