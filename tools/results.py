@@ -22,6 +22,7 @@ KINDS = [
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
     ("summary", "make demo"),
+    ("servers-summary", "make demo-servers"),
 ]
 MAX_LINES = 60
 

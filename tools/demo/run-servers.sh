@@ -137,8 +137,16 @@ grep -a '^rm-demo: exit=' "$logf" | grep -qv 'exit=0 ' &&
 	problems+=("an rm-servers run exited non-zero (log $logf)")
 grep -a '^rm-servers: FAIL\|^rm-attach: error' "$logf" | sed 's/^/run-servers: guest: /' >&2 || true
 
-# 5. report
+# 5. report: the verdict line, the command that regenerates the file, the setup, the tables
+cmd="make demo-servers"
+for v in SERVERS SERVERS_CYCLES SERVERS_MODES SERVERS_FAMILIES SERVERS_RESTARTS \
+	SERVERS_INTERVAL_MS SERVERS_STALL_MS SERVERS_CONNS SERVERS_REPEAT; do
+	[ -z "${!v:-}" ] || cmd="$v=\"${!v}\" $cmd"
+done
 {
+	python3 "$here/servers-report.py" --verdict "$logf" || echo "no result"
+	echo "command: $cmd"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "kernel: $(sed -n 's/^rm-demo: nproc=.* kernel=//p' "$logf") ($bzimage), QEMU, $CPUS vCPUs"
 	echo "servers: $(dpkg-query -W -f='${Package} ${Version}, ' nginx haproxy wrk 2>/dev/null)"
 	echo "wrk -t2 -c$conns, Connection: close; $restarts restarts per run, ${interval} ms apart," \

@@ -4,6 +4,7 @@ SERVERS lines (wrk's counts and p99 per run, the TcpExt TCPMigrateReq deltas) an
 of rm-trace (tcp:tcp_migrate_req events per run, labelled server/cycle/mode/IPvF/run).
 
 Usage: servers-report.py GUEST_LOG RESULTS_DIR
+       servers-report.py --verdict GUEST_LOG   (one line: failed requests, migration off and on)
 Prints one table row per run, a table per case (server, cycle, mode, family) over its runs and
 the verdicts; writes RESULTS_DIR/servers.csv (one row per run, trace totals included) and
 RESULTS_DIR/servers.svg (failed requests per restart by case and family).  Standard library
@@ -29,9 +30,25 @@ def order(r):
             r["family"], int(num(r, "run")))
 
 
+def verdict_line(log):
+    """one line: failed requests with migration off and on, over how many runs"""
+    runs = parse_lines(log, ("SERVERS",))["SERVERS"]
+    if not runs:
+        return "no result"
+    out = []
+    for label, modes in (("migration off", ("off",)), ("on (sysctl, bpf)", ("sysctl", "bpf"))):
+        rs = [r for r in runs if r["mode"] in modes]
+        out.append(f'{sum(int(num(r, "failed")) for r in rs)} failed requests {label} '
+                   f'({len(rs)} runs, {sum(int(num(r, "restarts")) for r in rs)} restarts)')
+    return ", ".join(out)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--verdict":
+        print(verdict_line(sys.argv[2]))
+        return 0
     if len(sys.argv) != 3:
-        sys.exit("usage: servers-report.py GUEST_LOG RESULTS_DIR")
+        sys.exit("usage: servers-report.py GUEST_LOG RESULTS_DIR | --verdict GUEST_LOG")
     log, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
     recs = parse_lines(log, ("SERVERS", "TRACE"))
