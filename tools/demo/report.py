@@ -88,12 +88,12 @@ def esc(s):
     return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def svg_chart(runs, path, title, groups=None, group_of=None, sublabel=None,
+def svg_chart(runs, path, title, groups=None, group_of=None, sublabel=None, name_of=None,
               ylabel="failed connections per restart",
               note="failed = reset + refused + timeout + short reply"):
     """grouped bars: failed connections per restart, one group per mode (or per group_of(run),
     in the order of groups), one bar per family; sublabel(group) is the small line under a
-    group's name (default: the restart p50 of rmload's runs)"""
+    group's name (default: the restart p50 of rmload's runs), name_of(group) the name shown"""
     fams = sorted({r["family"] for r in runs})
     group_of = group_of or (lambda r: r["mode"])
     modes = groups or [m for m in MODES if any(r["mode"] == m for r in runs)]
@@ -136,7 +136,7 @@ def svg_chart(runs, path, title, groups=None, group_of=None, sublabel=None,
             o.append(f'<text x="{x+bw/2-1:.1f}" y="{y-4:.1f}" text-anchor="middle" font-size="11">'
                      f'{v:.2f}</text>')
         o.append(f'<text x="{L+gw*mi+gw/2:.1f}" y="{T+ph+18}" text-anchor="middle" '
-                 f'font-size="13">{esc(m)}</text>')
+                 f'font-size="13">{esc(name_of(m) if name_of else m)}</text>')
         if sublabel:
             sub = sublabel(m)
         else:

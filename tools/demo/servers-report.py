@@ -137,6 +137,7 @@ def main():
         svg_chart(agg, os.path.join(outdir, "servers.svg"),
                   "nginx and HAProxy restarted under wrk: failed requests per restart",
                   groups=groups, group_of=lambda r: r["group"],
+                  name_of=lambda g: g.split(" ")[0],
                   sublabel=lambda g: g.split(" ", 1)[1].replace(" ", "\n"),
                   ylabel="failed requests per restart",
                   note="failed = wrk's socket errors (connect, read, write, timeout) + non-2xx")
