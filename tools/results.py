@@ -23,6 +23,7 @@ KINDS = [
     ("bench/summary", "make bench"),
     ("summary", "make demo"),
     ("servers-summary", "make demo-servers"),
+    ("servers-check-", "tools/servers-check.sh (make check's servers step, repeated)"),
 ]
 MAX_LINES = 60
 
