@@ -5,7 +5,8 @@
 #   make export      regenerate series/ from the worktree's commits
 #   make kunit       kunit.py run --arch=x86_64 with .kunitconfig (QEMU, TCG unless KVM=1)
 #   make kselftest   boot the test kernel in QEMU and run the net selftests of kselftest/tests.txt
-#   make check       kunit + kselftest for each tree in KERNELS, ending "N passed, N failed"
+#   make check       kunit + kselftest + short demo + short servers scenario for each tree in
+#                    KERNELS, ending "N passed, N failed"
 #   make check-debug the same on the debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...):
 #                    any detector report fails it (DEBUG_KSELFTEST=0: KUnit suites only)
 #   make check-kcsan the same on the KCSAN kernel (data races), migration suites and stresses
@@ -16,6 +17,10 @@
 #                    run with its output; SOAK_TESTS names the tests (kselftest/tests*.txt)
 #   make demo        rolling restart under load in QEMU: off / sysctl / bpf / drain, IPv4+IPv6,
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
+#   make demo-servers  real servers in QEMU: nginx and HAProxy (blue/green pairs on one port)
+#                    restarted under wrk, plus nginx reload / binary upgrade and HAProxy -sf
+#                    reload; off / sysctl / bpf, IPv4+IPv6; table + results/servers.csv,
+#                    servers.svg, servers-summary.txt (SERVERS_* variables: docs/demo.md)
 #   make bench       SYN-path rate, patched vs pristine (5 boots each), and close() cost per
 #                    child for Q 100/1,000/10,000 -> results/bench/summary.txt (idle host)
 #   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,
@@ -47,13 +52,15 @@ export KERNEL KERNELS CACHE
 DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache \
 	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils rsync kmod \
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
-	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml
+	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml \
+	nginx haproxy wrk
 
-.PHONY: all demo bench deps tree export kunit kselftest check check-debug check-kcsan soak series-check \
-	bisect-check standalone-check fix-proof stable-proof stress-proof bloat results help
+.PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
+	check-kcsan soak series-check bisect-check standalone-check fix-proof stable-proof \
+	stress-proof bloat results help
 all: help
 help:
-	@sed -n '2,42s/^# \{0,1\}//p' Makefile
+	@sed -n '2,44s/^# \{0,1\}//p' Makefile
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -111,6 +118,9 @@ results:
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)
+
+demo-servers: tree
+	tools/demo/run-servers.sh $(RESULTS)
 
 bench: deps
 	tools/bench.sh $(RESULTS)/bench

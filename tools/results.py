@@ -24,6 +24,8 @@ KINDS = [
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
     ("summary", "make demo"),
+    ("servers-summary", "make demo-servers"),
+    ("servers-check-", "tools/servers-check.sh (make check's servers step, repeated)"),
 ]
 MAX_LINES = 60
 

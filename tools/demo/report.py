@@ -16,21 +16,27 @@ MODES = ["off", "sysctl", "bpf", "drain"]
 FAMILY_COLOUR = {"4": "#4472c4", "6": "#ed7d31"}
 
 
-def parse(path):
-    results, costs, traces = [], [], []
+def parse_lines(path, kinds):
+    """{kind: [record...]} for the log lines "KIND key=value..." of each kind in kinds"""
+    out = {k: [] for k in kinds}
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
             kind = line.split(" ", 1)[0]
-            if kind not in ("RESULT", "COST", "TRACE"):
+            if kind not in out:
                 continue
             rec = {}
             for tok in line.split()[1:]:
                 if "=" in tok:
                     k, v = tok.split("=", 1)
                     rec[k] = v
-            {"RESULT": results, "COST": costs, "TRACE": traces}[kind].append(rec)
-    return results, costs, traces
+            out[kind].append(rec)
+    return out
+
+
+def parse(path):
+    p = parse_lines(path, ("RESULT", "COST", "TRACE"))
+    return p["RESULT"], p["COST"], p["TRACE"]
 
 
 def trace_table(traces, runs):
@@ -82,19 +88,24 @@ def esc(s):
     return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def svg_chart(runs, path, title):
-    """grouped bars: failed connections per restart, one group per mode, one bar per family"""
+def svg_chart(runs, path, title, groups=None, group_of=None, sublabel=None, name_of=None,
+              ylabel="failed connections per restart",
+              note="failed = reset + refused + timeout + short reply"):
+    """grouped bars: failed connections per restart, one group per mode (or per group_of(run),
+    in the order of groups), one bar per family; sublabel(group) is the small line under a
+    group's name (default: the restart p50 of rmload's runs), name_of(group) the name shown"""
     fams = sorted({r["family"] for r in runs})
-    modes = [m for m in MODES if any(r["mode"] == m for r in runs)]
+    group_of = group_of or (lambda r: r["mode"])
+    modes = groups or [m for m in MODES if any(r["mode"] == m for r in runs)]
     val = {}
     for r in runs:
         k = num(r, "restarts")
-        val[(r["mode"], r["family"])] = num(r, "failed") / k if k else 0.0
+        val[(group_of(r), r["family"])] = num(r, "failed") / k if k else 0.0
     vmax = max(list(val.values()) + [0.0])
     # y axis: the smallest 1/2/5 x 10^k above the tallest bar (1 when all bars are 0)
     top = next(c for c in (m * 10.0 ** e for e in range(-2, 9) for m in (1, 2, 5))
                if c >= max(vmax * 1.15, 1.0))
-    W, H, L, R, T, B = 640, 400, 70, 20, 60, 70
+    W, H, L, R, T, B = max(640, 90 + 64 * len(modes)), 400, 70, 20, 60, 70
     pw, ph = W - L - R, H - T - B
     gw = pw / max(len(modes), 1)
     bw = gw * 0.7 / max(len(fams), 1)
@@ -109,7 +120,7 @@ def svg_chart(runs, path, title):
         o.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W-R}" y2="{y:.1f}" stroke="#ddd"/>')
         o.append(f'<text x="{L-6}" y="{y+4:.1f}" text-anchor="end">{v:g}</text>')
     o.append(f'<text x="16" y="{T+ph/2}" text-anchor="middle" transform="rotate(-90 16 {T+ph/2})">'
-             'failed connections per restart</text>')
+             f'{esc(ylabel)}</text>')
     for mi, m in enumerate(modes):
         gx = L + gw * mi + gw * 0.15
         for fi, fam in enumerate(fams):
@@ -125,11 +136,16 @@ def svg_chart(runs, path, title):
             o.append(f'<text x="{x+bw/2-1:.1f}" y="{y-4:.1f}" text-anchor="middle" font-size="11">'
                      f'{v:.2f}</text>')
         o.append(f'<text x="{L+gw*mi+gw/2:.1f}" y="{T+ph+18}" text-anchor="middle" '
-                 f'font-size="13">{esc(m)}</text>')
-        p50 = " / ".join(f'{num(r, "restart_p50_ms"):.0f}' for fam in fams for r in runs
-                         if r["mode"] == m and r["family"] == fam)
-        o.append(f'<text x="{L+gw*mi+gw/2:.1f}" y="{T+ph+34}" text-anchor="middle" '
-                 f'font-size="10" fill="#555">restart p50 {p50} ms</text>')
+                 f'font-size="13">{esc(name_of(m) if name_of else m)}</text>')
+        if sublabel:
+            sub = sublabel(m)
+        else:
+            sub = "restart p50 " + " / ".join(
+                f'{num(r, "restart_p50_ms"):.0f}' for fam in fams for r in runs
+                if r["mode"] == m and r["family"] == fam) + " ms"
+        for li, line in enumerate(sub.split("\n")):
+            o.append(f'<text x="{L+gw*mi+gw/2:.1f}" y="{T+ph+34+12*li}" text-anchor="middle" '
+                     f'font-size="10" fill="#555">{esc(line)}</text>')
     o.append(f'<line x1="{L}" y1="{T+ph}" x2="{W-R}" y2="{T+ph}" stroke="black"/>')
     o.append(f'<line x1="{L}" y1="{T}" x2="{L}" y2="{T+ph}" stroke="black"/>')
     for fi, fam in enumerate(fams):
@@ -137,8 +153,9 @@ def svg_chart(runs, path, title):
         o.append(f'<rect x="{x}" y="{T-14}" width="12" height="12" '
                  f'fill="{FAMILY_COLOUR.get(fam, "#888")}"/>')
         o.append(f'<text x="{x+17}" y="{T-4}">IPv{esc(fam)}</text>')
-    o.append(f'<text x="{L}" y="{H-8}" font-size="10" fill="#555">restart p50: IPv'
-             f'{" / IPv".join(fams)}; failed = reset + refused + timeout + short reply</text>')
+    if not sublabel:
+        note = f'restart p50: IPv{" / IPv".join(fams)}; {note}'
+    o.append(f'<text x="{L}" y="{H-8}" font-size="10" fill="#555">{esc(note)}</text>')
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")

@@ -31,6 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))
 die() { echo "run-demo: error: $*" >&2; exit 1; }
 log() { echo "run-demo: $*" >&2; }
+. "$here/demo-lib.sh"
 
 results=${1:-results}
 KERNEL=${KERNEL:-6.1}
@@ -102,11 +103,8 @@ sed 's/^/run-demo: guest runs: /' "$cmds" >&2
 
 # 3. boot
 logf=$results/guest.log
-set +e
-"$qemu_run" "$bzimage" "$build/initramfs.cpio.gz" "$logf" "$timeout_s" "$CPUS" "${DEMO_CMDLINE-quiet}" >/dev/null
-qrc=$?
-set -e
-mapfile -t problems < <("$repo/tools/guest-check.sh" "$logf" rm-demo "$CPUS" "$qrc")
+problems=()
+demo_boot "$bzimage" "$build/initramfs.cpio.gz" "$logf" "$timeout_s" "$CPUS" "${DEMO_CMDLINE-quiet}"
 grep '^rm-demo: exit=' "$logf" | grep -qv 'exit=0 ' && problems+=("an rmload run exited non-zero (log $logf)")
 grep -E '^rmload(\[[0-9]+\])?: (error|warning)|^libbpf: ' "$logf" | sed 's/^/run-demo: guest: /' >&2 || true
 
