@@ -6,7 +6,8 @@
 # KCSAN reports data races anywhere in the kernel.  tools/kcsan-report.py lists every distinct
 # report of the KUnit and guest logs in $CACHE/<tree>/kselftest-kcsan/kcsan-findings.txt and
 # sorts them into those in the migration code (a frame of the request migration or reuseport
-# paths) and others; each of the former is a failure, the others are listed only.  Any other
+# paths) and others; each of the former is a failure, the others are listed only.  The list is
+# copied to RESULTS/kcsan-findings-<tree>.txt.  Any other
 # detector line (a WARNING, an oops) is a failure too.
 #
 # The last line is "N passed, N failed", where N failed also counts those reports.
@@ -47,6 +48,8 @@ for k in $kernels; do
 	rm -f "$kout/other.log"
 	out=$(python3 "$REPO/tools/kcsan-report.py" "$kout/kcsan-findings.txt" "${logs[@]}" || true)
 	echo "$out"
+	mkdir -p "${RESULTS:-$REPO/results}"
+	cp "$kout/kcsan-findings.txt" "${RESULTS:-$REPO/results}/kcsan-findings-$k.txt"
 	m=$(echo "$out" | sed -n 's/^kcsan: \([0-9]*\) report.*/\1/p')
 	tally 0 $((r + ${m:-1})) "$k kcsan: ${out#kcsan: }; $r other detector report(s)"
 	[ "$r" = 0 ] && [ "${m:-1}" = 0 ] || rc=1

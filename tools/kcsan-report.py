@@ -6,8 +6,9 @@ Usage: kcsan-report.py OUT LOG...
 A report is the block from "BUG: KCSAN: <kind> in A / B" to the closing line of '='; it is the
 same report when its title and the first frame of each access are the same.  A report is in
 the migration code when a frame of either access, above the syscall, softirq or timer entry,
-is a function of the request migration paths (MIGRATION_RE).  Writes OUT: per report the count,
-"migration" or "other", the title and the two accesses' top frames; prints
+is a function of the request migration paths (MIGRATION_RE).  Writes OUT: a line with the
+totals, one with the command, then per report the count, "migration" or "other", the title and
+the two accesses' top frames; prints
 "kcsan: N report(s) in the migration code, M other(s)" and exits 1 if N > 0.
 Standard library only.
 """
@@ -89,6 +90,8 @@ def main():
             sys.exit(f"kcsan-report: cannot read {log}: {e}")
     mig = sum(1 for v in seen.values() if v["mig"])
     with open(out, "w") as f:
+        f.write(f"kcsan: {mig} report(s) in the migration code, {len(seen) - mig} other(s)\n")
+        f.write("command: make check-kcsan (tools/kcsan-report.py on its KUnit and guest logs)\n")
         for (title, tops), v in sorted(seen.items(), key=lambda kv: (not kv[1]["mig"], kv[0])):
             f.write(f"{v['count']:4d} {'migration' if v['mig'] else 'other':9s} {title}\n")
             for i, frames in enumerate(v["stacks"][:2]):
