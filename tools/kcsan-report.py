@@ -5,8 +5,10 @@ migration code.
 Usage: kcsan-report.py OUT LOG...
 A report is the block from "BUG: KCSAN: <kind> in A / B" to the closing line of '='; it is the
 same report when its title and the first frame of each access are the same.  A report is in
-the migration code when a frame of either access, above the syscall, softirq or timer entry,
-is a function of the request migration paths (MIGRATION_RE).  Writes OUT: a line with the
+the migration code when a frame of either access, above the syscall, softirq, timer, interrupt
+or exception entry, is a function of the request migration paths (MIGRATION_RE): the frames
+below an interrupt or exception entry (a kprobe's int3, the tick) belong to the code it
+interrupted, not to the code that made the access.  Writes OUT: a line with the
 totals, one with the command, then per report the count, "migration" or "other", the title and
 the two accesses' top frames; prints
 "kcsan: N report(s) in the migration code, M other(s)" and exits 1 if N > 0.
@@ -29,7 +31,7 @@ ACCESS_RE = re.compile(r"^(read|write|race at unknown origin|read-write|\S+ to 0
 FRAME_RE = re.compile(r"^\s*(?:\[ *[0-9.]+\]\s*)?([A-Za-z_][A-Za-z0-9_.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
 STOP_RE = re.compile(r"^(do_syscall|__x64_sys|entry_SYSCALL|__do_softirq|handle_softirqs|"
                      r"run_timer_softirq|call_timer_fn|kthread|ret_from_fork|process_one_work|"
-                     r"worker_thread|kunit_)")
+                     r"worker_thread|kunit_|asm_exc_|asm_sysvec_|asm_common_interrupt)")
 
 
 def strip(line):
