@@ -5,16 +5,17 @@
 #   make export      regenerate series/ from the worktree's commits
 #   make kunit       kunit.py run --arch=x86_64 with .kunitconfig (QEMU, TCG unless KVM=1)
 #   make kselftest   boot the test kernel in QEMU and run the net selftests of kselftest/tests.txt
-#   make check       kunit + kselftest + short demo + short servers scenario for each tree in
-#                    KERNELS, ending "N passed, N failed"
+#   make check       the harness's own test, then kunit + kselftest + short demo + short servers
+#                    scenario for each tree in KERNELS, ending "N passed, N failed"
 #   make check-debug the same on the debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...):
-#                    any detector report fails it (DEBUG_KSELFTEST=0: KUnit suites only)
+#                    any detector report fails it (CHECK_KSELFTEST=0: KUnit suites only)
 #   make check-kcsan the same on the KCSAN kernel (data races), migration suites and stresses
 #                    only (kselftest/tests-kcsan.txt): a race report in the migration code fails
-#                    it, the others are listed (kselftest-kcsan/kcsan-findings.txt)
+#                    it, the others are listed (results/kcsan-findings-<tree>.txt)
+#   make selftest    the harness's own test: its result reader fed recorded logs (tools/test/)
 #   make soak        repeat the load and churn kselftests SOAK_RUNS times (default 20) in one
-#                    guest, debug kernel (SOAK_KERNEL=plain: the test kernel); every failed
-#                    run with its output; SOAK_TESTS names the tests (kselftest/tests*.txt)
+#                    guest, debug kernel (FLAVOUR=plain: the test kernel); every failed run
+#                    with its output; SOAK_TESTS names the tests (kselftest/tests*.txt)
 #   make demo        rolling restart under load in QEMU: off / sysctl / bpf / drain, IPv4+IPv6,
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
 #   make demo-servers  real servers in QEMU: nginx and HAProxy (blue/green pairs on one port)
@@ -30,91 +31,88 @@
 #   make bloat       code size of the functions on the connection path: pristine, after net,
 #                    after net-next (scripts/bloat-o-meter; results/bloat-<tree>.txt)
 #   make fix-proof   each fix of series/net/: its KUnit reproducer fails on the tree without
-#                    it and passes with it (tools/fix-proofs.txt; results/fix-proof-<tree>.txt)
-#   make stable-proof  each backport of series/stable-<tree>/ (6.1): its reproducer fails
-#                    without it and passes with it (tools/stable-proofs.txt;
+#                    it and passes with it (tools/data/fix-proofs.txt; results/fix-proof-<tree>.txt)
+#   make stable-proof  each backport of series/stable-<tree>/: its reproducer fails without it
+#                    and passes with it (tools/data/stable-proofs.txt;
 #                    results/stable-proof-<tree>.txt)
 #   make stress-proof  each stress of reuseport_migrate_stress against an upstream fix reverted
-#                    (tools/stress-proofs.txt): the debug or KCSAN kernel must report the bug
-#                    (results/stress-proof-<tree>.txt)
-#   make results     docs/results.md from the summaries the targets wrote in results/*.txt
+#                    (tools/data/stress-proofs.txt): the debug or KCSAN kernel must report the
+#                    bug (results/stress-proof-<tree>.txt)
+#   make results     docs/results.md and docs/ci.md's table from the summaries in results/*.txt
 #
-# Variables: KERNEL=6.1|6.12 (default 6.1), KERNELS="6.1 6.12" (make check), CACHE (default
-# /var/tmp/reuseport-migrate), KVM=1 (try KVM behind a boot probe), FORCE=1 (make tree may
-# discard unexported worktree commits), JOBS.
+# Variables: KERNEL (a tree of tools/data/trees; default its first), KERNELS="..." (the
+# per-tree targets), FLAVOUR (a kernel of tools/data/flavours: plain, debug, kcsan), IMAGE (a
+# bzImage to boot instead of building one), CACHE (default /var/tmp/reuseport-migrate), KVM=1
+# (try KVM behind a boot probe), FORCE=1 (make tree may discard unexported worktree commits),
+# JOBS.  Their defaults are written once, in tools/lib/common.sh.
 
-KERNEL ?= 6.1
-KERNELS ?= $(KERNEL)
 RESULTS ?= results
-CACHE ?= /var/tmp/reuseport-migrate
-export KERNEL KERNELS CACHE
 
-DEPS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static ccache \
+# The packages of the harness; every tree's source package and clang come from tools/data/trees
+# (tools/bin/deps.sh).
+DEPS := qemu-system-x86 busybox-static ccache \
 	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils rsync kmod \
 	python3 git iproute2 iptables nftables clang llvm libbpf-dev bpftool \
 	libnuma-dev libmnl-dev libcap-dev sparse python3-ply python3-git python3-yaml \
 	nginx haproxy wrk
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
-	check-kcsan soak series-check bisect-check standalone-check fix-proof stable-proof \
-	stress-proof bloat results help
+	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
+	stable-proof stress-proof bloat results help
 all: help
 help:
-	@sed -n '2,44s/^# \{0,1\}//p' Makefile
+	@sed -n '2,47s/^# \{0,1\}//p' Makefile
 
 deps:
-	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
-	else echo "deps: all $(words $(DEPS)) packages installed"; fi
-	@dpkg-query -W -f='$${Package} $${Version}\n' linux-source-6.1 linux-source-6.12
+	tools/bin/deps.sh $(DEPS)
 
 tree: deps
-	tools/tree.sh
+	tools/bin/tree.sh
 
 export:
-	tools/export.sh
+	tools/bin/export.sh
 
 kunit: tree
-	tools/kunit.sh
+	tools/bin/kunit.sh
 
 kselftest: tree
-	tools/kselftest.sh
+	tools/bin/kselftest.sh
+
+selftest:
+	tools/test/run.sh
 
 check: deps
-	tools/check.sh
+	tools/bin/check.sh
 
 check-debug: deps
-	tools/check-debug.sh
+	FLAVOUR=debug tools/bin/check.sh
 
 check-kcsan: deps
-	tools/check-kcsan.sh
+	FLAVOUR=kcsan tools/bin/check.sh
 
 soak: deps
-	tools/soak.sh
+	tools/bin/soak.sh
 
 series-check bisect-check: tree
-	tools/series-check.sh
+	tools/bin/series-check.sh
 
 standalone-check: deps
-	tools/standalone-check.sh
+	tools/bin/standalone-check.sh
 
 fix-proof: tree
-	tools/fix-proof.sh
+	tools/bin/proof.sh fix
 
 stable-proof: tree
-	tools/stable-proof.sh
+	tools/bin/proof.sh stable
 
 stress-proof: tree
-	tools/stress-proof.sh
+	tools/bin/stress-proof.sh
 
 bloat: tree
-	tools/bloat.sh
+	tools/bin/bloat.sh
 
 results:
-	python3 tools/results.py $(RESULTS) docs/results.md
+	python3 tools/lib/results.py $(RESULTS) docs/results.md docs/ci.md
 
 demo: tree
 	tools/demo/run-demo.sh $(RESULTS)
@@ -123,4 +121,4 @@ demo-servers: tree
 	tools/demo/run-servers.sh $(RESULTS)
 
 bench: deps
-	tools/bench.sh $(RESULTS)/bench
+	tools/bin/bench.sh $(RESULTS)/bench

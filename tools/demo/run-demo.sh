@@ -10,10 +10,8 @@
 #
 # Usage: run-demo.sh [RESULTS_DIR]          (default: ./results)
 # Environment:
-#   KERNEL=6.1|6.12     base tree (default 6.1); CACHE (default /var/tmp/reuseport-migrate)
-#   DEMO_KERNEL=PATH    bzImage to boot; unset: tools/build-kernel.sh (incremental) builds
-#                       $CACHE/$KERNEL/build/arch/x86/boot/bzImage, as for make kselftest
-#   DEMO_TREE=PATH      tree for the UAPI headers (default $CACHE/$KERNEL/linux)
+#   KERNEL, FLAVOUR, IMAGE, CACHE   as for every target (tools/lib/common.sh): the guest boots
+#                       IMAGE if set, else the tree's FLAVOUR kernel (built incrementally)
 #   DEMO_BUILD=DIR      build directory (default $CACHE/demo/$KERNEL)
 #   CPUS=2              vCPUs of the guest
 #   DEMO_ARGS           extra rmload flags of the mode runs, e.g. for a long run:
@@ -25,42 +23,18 @@
 #                       and the modes run in one rmload, e.g. on a kernel without the event)
 #   DEMO_TIMEOUT=600    seconds before the guest is killed
 #   DEMO_CMDLINE=quiet  kernel command line of the guest; "" keeps warnings (lockdep, WARN_ON)
-#                       on the console, e.g. with DEMO_KERNEL set to the debug kernel
-set -euo pipefail
+#                       on the console, e.g. with FLAVOUR=debug
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))
-die() { echo "run-demo: error: $*" >&2; exit 1; }
-log() { echo "run-demo: $*" >&2; }
 . "$here/demo-lib.sh"
-
-results=${1:-results}
-KERNEL=${KERNEL:-6.1}
-CACHE=${CACHE:-/var/tmp/reuseport-migrate}
-tree=${DEMO_TREE:-$CACHE/$KERNEL/linux}
-bzimage=${DEMO_KERNEL:-$CACHE/$KERNEL/build/arch/x86/boot/bzImage}
-build=${DEMO_BUILD:-$CACHE/demo/$KERNEL}
-CPUS=${CPUS:-2}
+demo_setup run-demo "${1:-results}"
 timeout_s=${DEMO_TIMEOUT:-600}
-qemu_run=$repo/tools/qemu-run.sh
-
-for t in gcc clang bpftool qemu-system-x86_64 cpio gzip python3; do
-	command -v "$t" >/dev/null || die "$t is missing (make deps)"
-done
-[ -f /usr/lib/x86_64-linux-gnu/libbpf.a ] || die "libbpf.a is missing (apt-get install libbpf-dev)"
-[ -x /bin/busybox ] || die "busybox is missing (apt-get install busybox-static)"
-[ -x "$qemu_run" ] || die "$qemu_run not found"
-if [ -z "${DEMO_KERNEL:-}" ] && [ -x "$repo/tools/build-kernel.sh" ]; then
-	log "building the test kernel (incremental): tools/build-kernel.sh"
-	KERNEL=$KERNEL CACHE=$CACHE "$repo/tools/build-kernel.sh" || die "the kernel build failed"
-fi
-[ -f "$bzimage" ] || die "no kernel at $bzimage: build the test kernel first (make kselftest), or set DEMO_KERNEL"
-[ -d "$tree" ] || die "no tree at $tree (make tree), or set DEMO_TREE"
-mkdir -p "$build" "$results"
-results=$(cd "$results" && pwd)
+need bpftool bpftool
+need clang clang
+[ -f /usr/lib/x86_64-linux-gnu/libbpf.a ] || die "libbpf.a is missing: install it with 'apt-get install -y libbpf-dev'"
 
 # 1. the program: UAPI headers of the tree, BPF object -> skeleton, static rmload
-log "UAPI headers of $tree"
-make -s -C "$tree" O="$build/hdr" headers >&2 || die "make headers failed in $tree"
+log "UAPI headers of $TREE"
+make -s -C "$TREE" O="$build/hdr" headers >&2 || die "make headers failed in $TREE"
 inc=$build/hdr/usr/include
 log "building rmload in $build"
 clang -O2 -g -Wall -target bpf -I"$inc" -idirafter /usr/include -idirafter /usr/include/x86_64-linux-gnu \
@@ -99,7 +73,8 @@ fi
 	[ "${DEMO_SYNRATE_ARGS:-}" = skip ] || echo "$timeout_s rmload --mode synrate --family 4,6 ${DEMO_SYNRATE_ARGS:-}"
 } > "$cmds"
 sed 's/^/run-demo: guest runs: /' "$cmds" >&2
-"$here/mkinitramfs-demo.sh" "$build/initramfs.cpio.gz" "$cmds" "$build/rmload" "$here/rm-trace" >&2
+"$REPO/tools/lib/mkinitramfs.sh" "$build/initramfs.cpio.gz" --init "$here/init" --file "$cmds=/demo/cmds" \
+	--static "$build/rmload" --static "$here/rm-trace" >&2
 
 # 3. boot
 logf=$results/guest.log

@@ -12,10 +12,8 @@
 #
 # Usage: run-servers.sh [RESULTS_DIR]          (default: ./results)
 # Environment (defaults in brackets):
-#   KERNEL=6.1|6.12, CACHE     as for make demo
-#   DEMO_KERNEL=PATH           bzImage to boot [tools/build-kernel.sh builds the test kernel]
-#   DEMO_BUILD=DIR             build directory [$CACHE/demo/$KERNEL]; this uses DIR/servers
-#   CPUS                       vCPUs of the guest [2]
+#   KERNEL, FLAVOUR, IMAGE, CACHE, DEMO_BUILD, CPUS   as for make demo (tools/demo/run-demo.sh);
+#                              this uses DEMO_BUILD/servers
 #   SERVERS                    servers [nginx haproxy]
 #   SERVERS_CYCLES             restart cycles [bluegreen reload upgrade] (upgrade: nginx only)
 #   SERVERS_MODES              [off sysctl bpf]
@@ -27,19 +25,11 @@
 #   SERVERS_REPEAT             runs of each case [1]
 #   DEMO_TIMEOUT               seconds before the guest is killed [from the run count]
 #   DEMO_CMDLINE               guest kernel command line [quiet]
-set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-die() { echo "run-servers: error: $*" >&2; exit 1; }
-log() { echo "run-servers: $*" >&2; }
 . "$here/demo-lib.sh"
-
-results=${1:-results}
-KERNEL=${KERNEL:-6.1}
-CACHE=${CACHE:-/var/tmp/reuseport-migrate}
-bzimage=${DEMO_KERNEL:-$CACHE/$KERNEL/build/arch/x86/boot/bzImage}
-build=${DEMO_BUILD:-$CACHE/demo/$KERNEL}/servers
-CPUS=${CPUS:-2}
+demo_setup run-servers "${1:-results}"
+build=$build/servers
+mkdir -p "$build"
 servers=${SERVERS:-nginx haproxy}
 cycles=${SERVERS_CYCLES:-bluegreen reload upgrade}
 modes=${SERVERS_MODES:-off sysctl bpf}
@@ -68,22 +58,12 @@ for v in SERVERS_RESTARTS=$restarts SERVERS_INTERVAL_MS=$interval SERVERS_STALL_
 done
 [ "$repeat" -ge 1 ] && [ "$conns" -ge 1 ] || die "SERVERS_REPEAT and SERVERS_CONNS must be >= 1"
 
-for t in gcc qemu-system-x86_64 cpio gzip python3 ldd; do
-	command -v "$t" >/dev/null || die "$t is missing (make deps)"
-done
+need ldd libc-bin
 nginx=$(command -v nginx || true) haproxy=$(command -v haproxy || true) wrk=$(command -v wrk || true)
-[ -x /bin/busybox ] || die "busybox is missing (apt-get install busybox-static)"
-[ -n "$nginx" ] || die "nginx is missing: apt-get install nginx (or make deps)"
-[ -n "$wrk" ] || die "wrk is missing: apt-get install wrk (or make deps)"
+[ -n "$nginx" ] || die "nginx is missing: install it with 'apt-get install -y nginx' (or make deps)"
+[ -n "$wrk" ] || die "wrk is missing: install it with 'apt-get install -y wrk' (or make deps)"
 [[ " $servers " != *" haproxy "* ]] || [ -n "$haproxy" ] ||
-	die "haproxy is missing: apt-get install haproxy (or make deps)"
-if [ -z "${DEMO_KERNEL:-}" ] && [ -x "$repo/tools/build-kernel.sh" ]; then
-	log "building the test kernel (incremental): tools/build-kernel.sh"
-	KERNEL=$KERNEL CACHE=$CACHE "$repo/tools/build-kernel.sh" || die "the kernel build failed"
-fi
-[ -f "$bzimage" ] || die "no kernel at $bzimage: build the test kernel first (make kselftest), or set DEMO_KERNEL"
-mkdir -p "$build" "$results"
-results=$(cd "$results" && pwd)
+	die "haproxy is missing: install it with 'apt-get install -y haproxy' (or make deps)"
 
 # 1. the BPF helper (static; the kernel's UAPI of the system headers is enough)
 gcc -O2 -Wall -Wextra -static -o "$build/rm-attach" "$here/rm-attach.c" ||
@@ -125,8 +105,9 @@ printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' > "$build/group"
 printf '%s\n' 'passwd: files' 'group: files' 'hosts: files' > "$build/nsswitch.conf"
 dyn=(--dynamic "$nginx" --dynamic "$wrk")
 [ -z "$haproxy" ] || dyn+=(--dynamic "$haproxy")
-"$here/mkinitramfs-demo.sh" "$build/initramfs.cpio.gz" "$cmds" "$build/rm-attach" \
-	"$here/rm-trace" "$here/rm-servers" "${dyn[@]}" --file "$build/passwd=/etc/passwd" \
+"$REPO/tools/lib/mkinitramfs.sh" "$build/initramfs.cpio.gz" --init "$here/init" \
+	--file "$cmds=/demo/cmds" --static "$build/rm-attach" --static "$here/rm-trace" \
+	--static "$here/rm-servers" "${dyn[@]}" --file "$build/passwd=/etc/passwd" \
 	--file "$build/group=/etc/group" --file "$build/nsswitch.conf=/etc/nsswitch.conf" >&2
 
 # 4. boot

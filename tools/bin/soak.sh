@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# make soak: find a flaky test before CI does.  Runs the kselftests named in SOAK_TESTS (default
+# the load and churn test, reuseport_migrate_churn) SOAK_RUNS times (default 20) in a row in one
+# QEMU guest, on the FLAVOUR kernel (default debug: the one make check-debug builds), for each
+# tree in KERNELS.
+#
+# Every failed run is reported with its whole output, cut from the guest log and kept in
+# $CACHE/<tree>/soak-<flavour>/failures/<test>.<run>.log; on a kernel with detectors every
+# detector report counts as a failure too.  The summary (runs, failures, time, the command) goes
+# to RESULTS/soak-<tree>-<flavour>.txt (RESULTS default results/), or
+# soak-<tree>-<flavour>-<tests>.txt when SOAK_TESTS is not the default.  The last line is
+# "N passed, N failed", one count per run.
+#
+# Names come from the lists of kselftest/, with their timeouts.  RM_CHURN_SECONDS (seconds of
+# churn per variant of reuseport_migrate_churn) and RS_SECONDS (seconds of load per case of
+# reuseport_migrate_stress) are passed on.
+FLAVOUR=${FLAVOUR:-debug}
+. "$(dirname "$0")/../lib/common.sh"
+runs=${SOAK_RUNS:-20}
+default_tests=reuseport_migrate_churn
+tests=${SOAK_TESTS:-$default_tests}
+# The summary of a soak of other tests than the default names them (soak-6.1-plain-<tests>.txt).
+suffix=
+[ "$tests" = "$default_tests" ] || suffix=-$(echo "$tests" | tr -s " " "+" | sed "s/\.sh//g")
+results=${RESULTS:-$REPO/results}
+case $runs in
+''|*[!0-9]*|0) die "SOAK_RUNS=$runs: want a number of runs, 1 or more" ;;
+esac
+for v in RM_CHURN_SECONDS RS_SECONDS; do
+	[ -n "${!v:-}" ] || continue
+	case ${!v} in
+	*[!0-9]*|0) die "$v=${!v}: want a number of seconds, 1 or more" ;;
+	esac
+done
+for t in $tests; do kselftest_line "$t" >/dev/null; done
+mkdir -p "$results"
+
+one_tree() {
+	local out=$CACHE/$KERNEL/soak-$FLAVOUR list limit=0 labels=() cmdline= glog p=0 f=0 failed=()
+	local i t name tmo n status ran missing reports=0 secs line t0
+	t0=$(date +%s)
+	rm -rf "$out/failures"
+	mkdir -p "$out/failures"
+	[ -z "${RM_CHURN_SECONDS:-}" ] || cmdline="$cmdline rm.env=RM_CHURN_SECONDS=$RM_CHURN_SECONDS"
+	[ -z "${RS_SECONDS:-}" ] || cmdline="$cmdline rm.env=RS_SECONDS=$RS_SECONDS"
+
+	# The list: each test SOAK_RUNS times; the n-th line's run is labels[n - 1], <test>.<run>.
+	list=$out/tests.txt
+	: > "$list"
+	for i in $(seq 1 "$runs"); do
+		for t in $tests; do
+			read -r name tmo < <(kselftest_line "$t")
+			echo "$name $tmo" >> "$list"
+			labels+=("$name.$i")
+			limit=$((limit + tmo))
+		done
+	done
+	log "$KERNEL ($FLAVOUR kernel): $tests, $runs run(s) each, in one guest"
+	glog=$out/guest.log
+	rm -f "$glog"
+	KSTOUT=$out KSELFTEST_LIST=$list KST_CMDLINE="$cmdline" KSELFTEST_TIMEOUT=$((limit + 300)) \
+		"$REPO/tools/bin/kselftest.sh" || true
+	touch "$glog"	# no log: the guest never ran, and every run counts as failed below
+
+	# Each run's block: from the guest's "rm-guest: test <n>:" line to the next one.
+	while read -r n status; do
+		name=${labels[$((n - 1))]:-run$n}
+		if [ "$status" = ok ]; then
+			p=$((p + 1))
+		else
+			f=$((f + 1))
+			failed+=("$name")
+			awk -v n="$n" '
+				/^rm-guest: (test [0-9]+:|done)/ { on = ($0 ~ "^rm-guest: test " n ":") }
+				on { print }' "$glog" > "$out/failures/$name.log"
+		fi
+	done < <(python3 "$REPO/tools/lib/ktap.py" kst-runs "$glog" | sed '/^$/d')
+	ran=$((p + f))
+	missing=$(( $(wc -l < "$list") - ran ))
+	if [ "$missing" -gt 0 ]; then
+		log "FAIL: $missing run(s) never reported (guest log $glog)"
+		f=$((f + missing))
+	fi
+	if [ "$(flavour_field "$FLAVOUR" detectors)" != none ]; then
+		reports=$(scan "$glog")
+		f=$((f + reports))
+	fi
+	secs=$(( $(date +%s) - t0 ))
+	for n in "${failed[@]}"; do
+		echo "==== not ok: $n ($out/failures/$n.log)"
+		cat "$out/failures/$n.log"
+	done
+	line="soak $KERNEL $FLAVOUR: $tests x $runs: $p passed, $((f - reports)) failed, $reports detector report(s), $secs s"
+	{
+		echo "$line"
+		echo "command: make soak KERNEL=$KERNEL FLAVOUR=$FLAVOUR SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}${RS_SECONDS:+ RS_SECONDS=$RS_SECONDS}"
+		echo "kernel: $(sed -n 's/^rm-guest: nproc=\([0-9]*\).*kernel=\(.*\)/\2, nproc \1/p' "$glog")"
+		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
+		for n in "${failed[@]}"; do echo "failed: $n"; done
+		grep -a '^# # .*: [0-9]* connections in ' "$glog" | sed 's/^# # /run: /' || true
+		# the churn test's failed migrations (tcp:tcp_migrate_req), each with its connection
+		grep -a '^# # failed migration: ' "$glog" | sed 's/^# # failed migration: /event: /' || true
+		# reuseport_migrate_wake: how long the sleeping thread took to wake
+		grep -ao 'woken after [0-9]* ms' "$glog" |
+			awk '{ if ($3 > m) m = $3; n++ } END { if (n) printf "wake-ups: %d, slowest %d ms\n", n, m }' ||
+			true
+	} > "$results/soak-$KERNEL-$FLAVOUR$suffix.txt"
+	echo "$line"
+	tally "$p" "$f"
+	[ "$f" = 0 ]
+}
+
+rc=0
+for_each_tree one_tree || rc=1
+tally_end "$rc"
