@@ -38,6 +38,9 @@
 #   make stress-proof  each stress of reuseport_migrate_stress against an upstream fix reverted
 #                    (tools/data/stress-proofs.txt): the debug or KCSAN kernel must report the
 #                    bug (results/stress-proof-<tree>.txt)
+#   make wake-proof  reuseport_migrate_wake against each wake-up it guards, removed
+#                    (tools/data/wake-proofs.txt): exactly the cases of that wake-up fail
+#                    (results/wake-proof-<tree>.txt)
 #   make results     docs/results.md and docs/ci.md's table from the summaries in results/*.txt
 #
 # Variables: KERNEL (a tree of tools/data/trees; default its first), KERNELS="..." (the
@@ -58,10 +61,10 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof bloat results help
+	stable-proof stress-proof wake-proof bloat results help
 all: help
 help:
-	@sed -n '2,47s/^# \{0,1\}//p' Makefile
+	@sed -n '2,50s/^# \{0,1\}//p' Makefile
 
 deps:
 	tools/bin/deps.sh $(DEPS)
@@ -106,7 +109,10 @@ stable-proof: tree
 	tools/bin/proof.sh stable
 
 stress-proof: tree
-	tools/bin/stress-proof.sh
+	tools/bin/revert-proof.sh stress
+
+wake-proof: tree
+	tools/bin/revert-proof.sh wake
 
 bloat: tree
 	tools/bin/bloat.sh

@@ -39,3 +39,15 @@ demo_boot() {
 	set -e
 	mapfile -t -O "${#problems[@]}" problems < <("$REPO/tools/lib/guest-check.sh" "$3" rm-demo "$5" "$qrc")
 }
+
+# demo_finish REPORT_PY LOG SUMMARY FILES: append REPORT_PY's tables of LOG to SUMMARY (both in
+# the results directory), print it and the files written, then every problem; true if none.
+demo_finish() {
+	local p
+	python3 "$here/$1" "$results/$2" "$results" >> "$results/$3" ||
+		problems+=("the report found no result or a failed run")
+	cat "$results/$3"
+	echo "results: $results/{$4}"
+	for p in "${problems[@]}"; do log "FAIL: $p"; done
+	[ "${#problems[@]}" = 0 ]
+}

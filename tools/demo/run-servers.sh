@@ -133,9 +133,5 @@ done
 	echo "wrk -t2 -c$conns, Connection: close; $restarts restarts per run, ${interval} ms apart," \
 		"blue/green stall ${stall} ms"
 } > "$results/servers-summary.txt"
-python3 "$here/servers-report.py" "$logf" "$results" >> "$results/servers-summary.txt" ||
-	problems+=("the report found no result or a failed run")
-cat "$results/servers-summary.txt"
-echo "results: $results/{servers.csv,servers.svg,servers-summary.txt,servers-guest.log}"
-for p in "${problems[@]}"; do log "FAIL: $p"; done
-[ "${#problems[@]}" = 0 ]
+demo_finish servers-report.py servers-guest.log servers-summary.txt \
+	servers.csv,servers.svg,servers-summary.txt,servers-guest.log
