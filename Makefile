@@ -41,6 +41,9 @@
 #   make wake-proof  reuseport_migrate_wake against each wake-up it guards, removed
 #                    (tools/data/wake-proofs.txt): exactly the cases of that wake-up fail
 #                    (results/wake-proof-<tree>.txt)
+#   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
+#                    replaces the placeholder identity; maintainers and send command per layer
+#                    ($CACHE/posting/<tree>; nothing is sent)
 #   make results     docs/results.md and docs/ci.md's table from the summaries in results/*.txt
 #
 # Variables: KERNEL (a tree of tools/data/trees; default its first), KERNELS="..." (the
@@ -61,10 +64,10 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof bloat results help
+	stable-proof stress-proof wake-proof posting bloat results help
 all: help
 help:
-	@sed -n '2,50s/^# \{0,1\}//p' Makefile
+	@sed -n '2,53s/^# \{0,1\}//p' Makefile
 
 deps:
 	tools/bin/deps.sh $(DEPS)
@@ -116,6 +119,9 @@ wake-proof: tree
 
 bloat: tree
 	tools/bin/bloat.sh
+
+posting: tree
+	tools/bin/posting.sh
 
 results:
 	python3 tools/lib/results.py $(RESULTS) docs/results.md docs/ci.md

@@ -251,5 +251,8 @@ if [ "${#final_objs[@]}" -gt 0 ] && [ "$n" = "${#patches[@]}" ]; then
 	mk >/dev/null 2>&1 || true
 fi
 
+# No person is behind the placeholder identity, so no patch is postable as it is: a warning
+# (not a failure) that names the way to a postable copy.
+echo "WARN (series) identity: every patch is from and signed off by '$ident', which is no person's: the DCO needs the sign-off of whoever posts (SIGNOFF=\"Name <mail>\" make posting)"
 echo "series-check ($KERNEL, ${#patches[@]} patches): $pass passed, $fail failed"
 [ "$fail" = 0 ]
