@@ -67,8 +67,9 @@ check_flavour() {
 tree_dir() { echo "$CACHE/${1:-$KERNEL}/linux"; }
 build_dir() { echo "$CACHE/${1:-$KERNEL}/build-${2:-$FLAVOUR}"; }
 kst_dir() { echo "$CACHE/${1:-$KERNEL}/kselftest-${2:-$FLAVOUR}"; }
-# image: the kernel to boot: IMAGE if set, else the build directory's bzImage.
-image() { echo "${IMAGE:-$(build_dir)/arch/x86/boot/bzImage}"; }
+# image: the kernel to boot: IMAGE if set, else the bzImage of BUILD (the flavour's build
+# directory, or the scratch one a proof hands over).
+image() { echo "${IMAGE:-$BUILD/arch/x86/boot/bzImage}"; }
 # kunitconfigs: the --kunitconfig arguments of the FLAVOUR kernel (the root .kunitconfig, or
 # KUNIT_CONFIG instead; the kselftest fragment; the flavour's own).
 kunitconfigs() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make selftest: the harness's own test.  Runs each line of tools/test/cases (a reader of
-# tools/lib/ on a recorded log of tools/test/logs/) and compares its output with the expected
-# one; then, whatever the table says, holds the counting readers to one rule: a log that records
+# tools/lib/ on a recorded log of tools/test/logs/, or shell code run with tools/lib/common.sh
+# sourced) and compares its output with the expected one; then, whatever the table says, holds the counting readers to one rule: a log that records
 # a failure, a skip, a crash or a timeout (logs/kst-*.log and logs/kunit-*.json but the passing
 # ones) never counts as all passed.  Prints KTAP, then "N passed, N failed"; writes the counts to
 # COUNTS if given (make check tallies them).
@@ -32,8 +32,15 @@ for row in "${rows[@]}"; do
 	IFS='|' read -r name cmd want <<<"$row"
 	name=$(trim "$name") cmd=$(trim "$cmd") want=$(trim "$want")
 	read -r prog args <<<"$cmd"
-	# shellcheck disable=SC2086
-	got=$(python3 "$lib/$prog" $args 2>/dev/null | sed '/^$/d' | sed 's/\t/\\t/g' |
+	if [ "$prog" = common.sh ]; then
+		# the layout of tools/lib/common.sh, for a cache at /c
+		run() { CACHE=/c KERNEL= KERNELS= FLAVOUR= IMAGE= TREE= BUILD= KSTOUT= \
+			bash -c ". '$lib/common.sh'; $args" 2>&1; }
+	else
+		# shellcheck disable=SC2086
+		run() { python3 "$lib/$prog" $args 2>/dev/null; }
+	fi
+	got=$(run | sed '/^$/d' | sed 's/\t/\\t/g' |
 		awk 'NR > 1 { printf " / " } { printf "%s", $0 } END { print "" }')
 	if [ "$got" = "$want" ]; then
 		result 1 "$name"
