@@ -40,6 +40,7 @@ OBJ_CLANG=$CHK/build-clang
 known=$REPO/tools/data/upstream-commits.txt
 ident="$GIT_IDENT_NAME <$GIT_IDENT_EMAIL>"
 mapfile -t patches < <(series_patches)
+t_start=$(date +%s)
 
 pass=0 fail=0
 report() { # STATUS PATCH CHECK [REASON]
@@ -255,4 +256,13 @@ fi
 # (not a failure) that names the way to a postable copy.
 echo "WARN (series) identity: every patch is from and signed off by '$ident', which is no person's: the DCO needs the sign-off of whoever posts (SIGNOFF=\"Name <mail>\" make posting)"
 echo "series-check ($KERNEL, ${#patches[@]} patches): $pass passed, $fail failed"
+# The summary for results/ (and docs/ci.md's table): the total, the command, the time.
+mkdir -p "${RESULTS:-$REPO/results}"
+{
+	echo "$pass passed, $fail failed"
+	echo "command: make series-check KERNEL=$KERNEL"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "tree $KERNEL: $(git -C "$TREE" log -1 --format='%h %s')"
+	echo "$KERNEL series-check: ${#patches[@]} patches: $(( $(date +%s) - t_start )) s"
+} > "${RESULTS:-$REPO/results}/series-check-$KERNEL.txt"
 [ "$fail" = 0 ]
