@@ -184,7 +184,7 @@ for p in "${patches[@]}"; do
 	while read -r id title; do
 		line=$(grep -E "^$id[0-9a-f]* " "$known" 2>/dev/null | head -n 1)
 		if [ -z "$line" ]; then
-			problems+=("Fixes: $id is not in tools/upstream-commits.txt")
+			problems+=("Fixes: $id is not in tools/data/upstream-commits.txt")
 		elif [ "(\"${line#* }\")" != "$title" ]; then
 			problems+=("Fixes: $id title differs from upstream's '${line#* }'")
 		fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Keep series/0000-cover-letter.patch current (called by tools/export.sh).
+"""Keep series/0000-cover-letter.patch current (called by tools/bin/export.sh).
 
 git format-patch --cover-letter writes placeholders for the subject and the blurb and stamps
 the current date.  This script carries the subject and the blurb over from the previous cover

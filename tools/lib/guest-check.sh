@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What went wrong with a QEMU guest run by tools/qemu-run.sh, one problem per line on stdout
+# What went wrong with a QEMU guest run by tools/lib/qemu-run.sh, one problem per line on stdout
 # (nothing when the run is sound): the guest's init did not print "TAG: done", the kernel
 # panicked, or init's "TAG: nproc=N" shows fewer CPUs than asked.
 # Usage: guest-check.sh LOG TAG CPUS QEMU_EXIT

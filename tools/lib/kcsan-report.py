@@ -93,7 +93,7 @@ def main():
     mig = sum(1 for v in seen.values() if v["mig"])
     with open(out, "w") as f:
         f.write(f"kcsan: {mig} report(s) in the migration code, {len(seen) - mig} other(s)\n")
-        f.write("command: make check-kcsan (tools/kcsan-report.py on its KUnit and guest logs)\n")
+        f.write("command: make check-kcsan (tools/lib/kcsan-report.py on its KUnit and guest logs)\n")
         for (title, tops), v in sorted(seen.items(), key=lambda kv: (not kv[1]["mig"], kv[0])):
             f.write(f"{v['count']:4d} {'migration' if v['mig'] else 'other':9s} {title}\n")
             for i, frames in enumerate(v["stacks"][:2]):
