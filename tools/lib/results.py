@@ -5,8 +5,9 @@ the latest measurement per step in docs/ci.md.
 Usage: results.py [RESULTS_DIR] [OUT [CI_PAGE]]   (defaults: results, docs/results.md)
 
 CI_PAGE's table is the part between the lines "<!-- results table -->" and
-"<!-- end of results table -->": one row per summary of a step CI runs (make check,
-check-debug, check-kcsan, series-check) with its result, date and the time each tree took.
+"<!-- end of results table -->": one row per summary of a step CI runs (.ci/run itself, make
+check, check-debug, check-kcsan, series-check) with its result, date and the time each step or
+tree took.
 
 Each summary is a small text file a target writes (make check, check-debug, check-kcsan, soak,
 fix-proof, stable-proof, stress-proof, bloat, bench, demo): its first line is the result, a
@@ -19,6 +20,7 @@ import sys
 
 # file name prefix -> what produced it, in the order the page lists them
 KINDS = [
+    ("ci-run", ".ci/run"),
     ("check-debug-", "make check-debug"),
     ("check-kcsan-", "make check-kcsan"),
     ("check-", "make check"),
@@ -26,6 +28,8 @@ KINDS = [
     ("fix-proof-", "make fix-proof"),
     ("stable-proof-", "make stable-proof"),
     ("stress-proof-", "make stress-proof"),
+    ("wake-proof-", "make wake-proof"),
+    ("series-check-", "make series-check"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
     ("summary", "make demo"),
@@ -89,11 +93,11 @@ def main(argv):
 
 
 BEGIN, END = "<!-- results table -->", "<!-- end of results table -->"
-CI_STEPS = ("check-", "check-debug-", "check-kcsan-", "series-check-")
+CI_STEPS = ("ci-run", "check-", "check-debug-", "check-kcsan-", "series-check-")
 
 
 def ci_table(src, files, page):
-    rows = ["| step | result | date | time per tree |", "| --- | --- | --- | --- |"]
+    rows = ["| step | result | date | time per step or tree |", "| --- | --- | --- | --- |"]
     for rel in files:
         if not rel.startswith(CI_STEPS):
             continue
