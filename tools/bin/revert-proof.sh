@@ -2,7 +2,8 @@
 # make stress-proof, make wake-proof: the evidence that a kselftest bites, by putting back the
 # bug it guards against.  tools/data/<kind>-proofs.txt names the test ("test NAME") and what a
 # proof expects ("expect report" or "expect cases"); each other line names a revert
-# (tools/data/<kind>-reverts/NAME.patch, in the form the code has in this series' final tree),
+# (tools/data/<kind>-reverts/NAME.patch, in the form the code has in this series' final tree;
+# tools/data/<kind>-reverts/<tree>/NAME.patch where a tree's code differs),
 # the flavour of the kernel it is built in, more kernel command line for the run ("-": none)
 # and a pattern (an extended regex):
 #   expect report   the guest log must show a line matching it (a detector's report: the
@@ -57,7 +58,9 @@ while read -r -u 3 name flavour extra pattern; do
 	case $name in test|expect) continue ;; esac
 	[ "$extra" != - ] || extra=
 	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || continue
-	rev=$REPO/tools/data/$kind-reverts/$name.patch
+	# The revert in this tree's form where the code differs (<kind>-reverts/<tree>/NAME.patch).
+	rev=$REPO/tools/data/$kind-reverts/$KERNEL/$name.patch
+	[ -f "$rev" ] || rev=$REPO/tools/data/$kind-reverts/$name.patch
 	[ -f "$rev" ] || die "tools/data/$kind-proofs.txt: no $rev"
 	check_flavour "$flavour"
 	[ "$expect" = cases ] || [ "$(flavour_field "$flavour" detectors)" != none ] ||
