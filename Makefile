@@ -41,6 +41,12 @@
 #   make wake-proof  reuseport_migrate_wake against each wake-up it guards, removed
 #                    (tools/data/wake-proofs.txt): exactly the cases of that wake-up fail
 #                    (results/wake-proof-<tree>.txt)
+#   make leak-proof  reuseport_migrate_fault with a listener leaked on purpose
+#                    (tools/data/leak-proofs.txt): exactly the cases that leak it fail
+#                    (results/leak-proof-<tree>.txt; the debug kernel)
+#   make churn-proof reuseport_migrate_churn with a failure kind it does not explain forced
+#                    (tools/data/churn-proofs.txt): every case fails
+#                    (results/churn-proof-<tree>.txt)
 #   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
 #                    replaces the placeholder identity; maintainers and send command per layer
 #                    ($CACHE/posting/<tree>; nothing is sent)
@@ -64,10 +70,10 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof posting bloat results help
+	stable-proof stress-proof wake-proof leak-proof churn-proof posting bloat results help
 all: help
 help:
-	@sed -n '2,53s/^# \{0,1\}//p' Makefile
+	@sed -n '2,/^[^#]/{ /^#/s/^# \{0,1\}//p; }' Makefile
 
 deps:
 	tools/bin/deps.sh $(DEPS)
@@ -116,6 +122,12 @@ stress-proof: tree
 
 wake-proof: tree
 	tools/bin/revert-proof.sh wake
+
+leak-proof: tree
+	tools/bin/revert-proof.sh leak
+
+churn-proof: tree
+	tools/bin/revert-proof.sh churn
 
 bloat: tree
 	tools/bin/bloat.sh

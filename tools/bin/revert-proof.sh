@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make stress-proof, make wake-proof: the evidence that a kselftest bites, by putting back the
-# bug it guards against.  tools/data/<kind>-proofs.txt names the test ("test NAME") and what a
+# make stress-proof, make wake-proof, make leak-proof, make churn-proof: the evidence that a
+# kselftest bites, by putting back the bug it guards against (or putting in the one it exists
+# for).  tools/data/<kind>-proofs.txt names the test ("test NAME") and what a
 # proof expects ("expect report" or "expect cases"); each other line names a revert
 # (tools/data/<kind>-reverts/NAME.patch, in the form the code has in this series' final tree;
 # tools/data/<kind>-reverts/<tree>/NAME.patch where a tree's code differs),
@@ -8,8 +9,12 @@
 # and a pattern (an extended regex):
 #   expect report   the guest log must show a line matching it (a detector's report: the
 #                   stress against an upstream fix reverted; the flavour must have detectors)
+# and, for "expect cases", "show REGEX": the first guest log line matching it is quoted in the
+# summary as an example of how the cases failed (default: the first "Expected" line).
 #   expect cases    the test's cases whose name matches it must fail, and every other case
-#                   must pass (the wake-up test against one wake-up removed)
+#                   must pass (the wake-up test against one wake-up removed, the fault test's
+#                   leak check against a leaked listener, the churn test against a failure
+#                   kind it does not explain)
 # The tree with the revert is built and the test runs on it in QEMU (TCG, 2 vCPUs).  Without
 # the revert, the same test is part of make check, check-debug or check-kcsan, where it passes.
 #
@@ -20,27 +25,30 @@
 # and the real tree and build directories stay untouched.  The flavour's kernel must have been
 # built (make check, check-debug, check-kcsan).
 #
-# stress: STRESS_SECONDS (default 20) is the stress's RS_SECONDS in these runs; STRESS_PROOFS
-# (wake: WAKE_PROOFS) runs only the reverts it names.  One PASS/FAIL line per revert, then
+# stress: STRESS_SECONDS (default 20) is the stress's RS_SECONDS in these runs.  <KIND>_PROOFS
+# (STRESS_PROOFS, WAKE_PROOFS, ...) runs only the reverts it names.  One PASS/FAIL line per revert, then
 # "N passed, N failed"; the summary goes to RESULTS/<kind>-proof-<tree>.txt.
-# Usage: revert-proof.sh stress|wake
+# Usage: revert-proof.sh KIND, a kind with a tools/data/KIND-proofs.txt (stress, wake, leak, churn)
 . "$(dirname "$0")/../lib/common.sh"
 need unshare util-linux
 need patch patch
 need python3 python3
 need_tree
 kind=${1:-}
-case $kind in
-stress) only=${STRESS_PROOFS:-} ;;
-wake) only=${WAKE_PROOFS:-} ;;
-*) die "usage: revert-proof.sh stress|wake" ;;
-esac
 proofs=$REPO/tools/data/$kind-proofs.txt
+case $kind in
+''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, leak, churn)" ;;
+esac
+[ -f "$proofs" ] || die "revert-proof.sh $kind: no tools/data/$kind-proofs.txt"
+only_var=${kind^^}_PROOFS
+only=${!only_var:-}
 PROOF=$CACHE/$KERNEL/$kind-proof
 list=$PROOF/list.txt
 mkdir -p "$PROOF"
 test=$(table_rows "$proofs" | awk '$1 == "test" { print $2; exit }')
 expect=$(table_rows "$proofs" | awk '$1 == "expect" { print $2; exit }')
+show=$(sed -n 's/^show[[:space:]]\{1,\}//p' "$proofs" | head -n 1)
+show=${show:-Expected}
 [ -n "$test" ] || die "tools/data/$kind-proofs.txt: no 'test NAME' line"
 case $expect in report|cases) ;; *) die "tools/data/$kind-proofs.txt: want 'expect report' or 'expect cases'" ;; esac
 extra_env=
@@ -55,7 +63,7 @@ read -r _ tmo < "$list"
 
 rc=0
 while read -r -u 3 name flavour extra pattern; do
-	case $name in test|expect) continue ;; esac
+	case $name in test|expect|show) continue ;; esac
 	[ "$extra" != - ] || extra=
 	[ -z "$only" ] || [[ " $only " == *" $name "* ]] || continue
 	# The revert in this tree's form where the code differs (<kind>-reverts/<tree>/NAME.patch).
@@ -111,7 +119,7 @@ while read -r -u 3 name flavour extra pattern; do
 	want=$(awk -F'\t' -v re="$pattern" '$1 ~ re' "$out/cases.txt" | wc -l)
 	want_failed=$(awk -F'\t' -v re="$pattern" '$1 ~ re && $2 == "FAIL"' "$out/cases.txt" | wc -l)
 	others_passed=$(awk -F'\t' -v re="$pattern" '$1 !~ re && $2 == "PASS"' "$out/cases.txt" | wc -l)
-	first=$(grep -a -m 1 -E 'not woken within|Expected' "$out/guest.log" | sed 's/^# *//; s/^# *//' || true)
+	first=$(grep -a -m 1 -E "$show" "$out/guest.log" | sed 's/^# *//; s/^# *//' || true)
 	line="$name ($flavour kernel, reverted): $want_failed of $want cases /$pattern/ failed, $others_passed of $((total - want)) others passed"
 	if [ "$want" -gt 0 ] && [ "$want_failed" = "$want" ] && [ "$others_passed" = $((total - want)) ]; then
 		tally 1 0 "PASS $line; e.g. $first"

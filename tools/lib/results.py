@@ -29,6 +29,8 @@ KINDS = [
     ("stable-proof-", "make stable-proof"),
     ("stress-proof-", "make stress-proof"),
     ("wake-proof-", "make wake-proof"),
+    ("leak-proof-", "make leak-proof"),
+    ("churn-proof-", "make churn-proof"),
     ("series-check-", "make series-check"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
