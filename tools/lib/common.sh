@@ -71,11 +71,14 @@ kst_dir() { echo "$CACHE/${1:-$KERNEL}/kselftest-${2:-$FLAVOUR}"; }
 # directory, or the scratch one a proof hands over).
 image() { echo "${IMAGE:-$BUILD/arch/x86/boot/bzImage}"; }
 # kunitconfigs: the --kunitconfig arguments of the FLAVOUR kernel (the root .kunitconfig, or
-# KUNIT_CONFIG instead; the kselftest fragment; the flavour's own).
+# KUNIT_CONFIG instead; the kselftest fragment, and the tree's own additions to it,
+# kselftest/config-$KERNEL, where a tree's Kconfig needs more to keep its lines; the flavour's
+# own).
 kunitconfigs() {
 	local f
 	echo "--kunitconfig=${KUNIT_CONFIG:-$REPO/.kunitconfig}"
 	echo "--kunitconfig=$REPO/kselftest/config"
+	[ ! -f "$REPO/kselftest/config-$KERNEL" ] || echo "--kunitconfig=$REPO/kselftest/config-$KERNEL"
 	f=$(flavour_field "$FLAVOUR" kunitconfig)
 	[ -z "$f" ] || echo "--kunitconfig=$REPO/$f"
 }
