@@ -114,6 +114,11 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 JOBS=${JOBS:-$(nproc)}
 
+# tcg_only CMD...: run CMD with qemu-system-x86_64 limited to TCG (tools/lib/tcg/): a runner
+# that picks its own accelerator (the kunit.py of 7.3 asks for KVM first) gets TCG all the same,
+# as every guest of the harness does unless KVM=1 and the boot probe passed.
+tcg_only() { PATH="$REPO/tools/lib/tcg:$PATH" "$@"; }
+
 # need CMD PACKAGE: fail naming the package and the command that installs it.
 need() {
 	command -v "$1" >/dev/null 2>&1 ||
