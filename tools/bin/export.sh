@@ -96,7 +96,7 @@ write_layer() {
 main=$(main_tree)
 if [ "$KERNEL" != "$main" ]; then
 	norm() { sed -e '/^index [0-9a-f]*\.\.[0-9a-f]*/d' -e '/^@@ /d' \
-		-e '/^\[6\.[0-9]* variant:/,/^$/d' "$1"; }
+		-e '/^\[[0-9]*\.[0-9]* variant:/,/^$/d' "$1"; }
 	vdir=$REPO/series/variants/$KERNEL
 	# This base's own layers: written whole, their lines at the end of the series file.
 	mapfile -t own_names < <(printf '%s\n' "${names[@]}" | while IFS=/ read -r l rest; do

@@ -71,11 +71,14 @@ kst_dir() { echo "$CACHE/${1:-$KERNEL}/kselftest-${2:-$FLAVOUR}"; }
 # directory, or the scratch one a proof hands over).
 image() { echo "${IMAGE:-$BUILD/arch/x86/boot/bzImage}"; }
 # kunitconfigs: the --kunitconfig arguments of the FLAVOUR kernel (the root .kunitconfig, or
-# KUNIT_CONFIG instead; the kselftest fragment; the flavour's own).
+# KUNIT_CONFIG instead; the kselftest fragment, and the tree's own additions to it,
+# kselftest/config-$KERNEL, where a tree's Kconfig needs more to keep its lines; the flavour's
+# own).
 kunitconfigs() {
 	local f
 	echo "--kunitconfig=${KUNIT_CONFIG:-$REPO/.kunitconfig}"
 	echo "--kunitconfig=$REPO/kselftest/config"
+	[ ! -f "$REPO/kselftest/config-$KERNEL" ] || echo "--kunitconfig=$REPO/kselftest/config-$KERNEL"
 	f=$(flavour_field "$FLAVOUR" kunitconfig)
 	[ -z "$f" ] || echo "--kunitconfig=$REPO/$f"
 }
@@ -110,6 +113,11 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Paths under the cache are hashed relative to it, so worktrees and build directories share hits.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 JOBS=${JOBS:-$(nproc)}
+
+# tcg_only CMD...: run CMD with qemu-system-x86_64 limited to TCG (tools/lib/tcg/): a runner
+# that picks its own accelerator (the kunit.py of 7.3 asks for KVM first) gets TCG all the same,
+# as every guest of the harness does unless KVM=1 and the boot probe passed.
+tcg_only() { PATH="$REPO/tools/lib/tcg:$PATH" "$@"; }
 
 # need CMD PACKAGE: fail naming the package and the command that installs it.
 need() {
