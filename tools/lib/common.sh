@@ -127,8 +127,15 @@ need() {
 
 # need_pkg PACKAGE: same, for packages without a command (libraries, sources).
 need_pkg() {
-	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' ||
-		die "package '$1' is missing: install it with 'apt-get install -y $1' (or run 'make deps')"
+	local t suite=
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' && return 0
+	for t in $(trees); do
+		[ "$(tree_field "$t" package)" != "$1" ] || suite=$(tree_field "$t" suite)
+	done
+	case $suite in
+	''|bookworm) die "package '$1' is missing: install it with 'apt-get install -y $1' (or run 'make deps')" ;;
+	*) die "package '$1' is missing: it comes from Debian's $suite suite, which 'make deps' adds and pins for it alone (is the suite reachable? 'apt-get install -t $suite $1')" ;;
+	esac
 }
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1"; }
