@@ -47,6 +47,8 @@
 #   make churn-proof reuseport_migrate_churn with a failure kind it does not explain forced
 #                    (tools/data/churn-proofs.txt): every case fails
 #                    (results/churn-proof-<tree>.txt)
+#   make variant-diff  what KERNEL changes in the patches it carries in another form than the
+#                    main tree's (series/variants/<tree>/ against series/): the adjustments only
 #   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
 #                    replaces the placeholder identity; maintainers and send command per layer
 #                    ($CACHE/posting/<tree>; nothing is sent)
@@ -70,7 +72,7 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof leak-proof churn-proof posting bloat results help
+	stable-proof stress-proof wake-proof leak-proof churn-proof variant-diff posting bloat results help
 all: help
 help:
 	@sed -n '2,/^[^#]/{ /^#/s/^# \{0,1\}//p; }' Makefile
@@ -131,6 +133,9 @@ churn-proof: tree
 
 bloat: tree
 	tools/bin/bloat.sh
+
+variant-diff:
+	tools/bin/variant-diff.sh
 
 posting: tree
 	tools/bin/posting.sh
