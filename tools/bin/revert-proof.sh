@@ -9,12 +9,12 @@
 # and a pattern (an extended regex):
 #   expect report   the guest log must show a line matching it (a detector's report: the
 #                   stress against an upstream fix reverted; the flavour must have detectors)
-# and, for "expect cases", "show REGEX": the first guest log line matching it is quoted in the
-# summary as an example of how the cases failed (default: the first "Expected" line).
 #   expect cases    the test's cases whose name matches it must fail, and every other case
 #                   must pass (the wake-up test against one wake-up removed, the fault test's
 #                   leak check against a leaked listener, the churn test against a failure
 #                   kind it does not explain)
+# With "expect cases", a line "show REGEX" names the guest log line quoted in the summary as an
+# example of how the cases failed (default: the first "Expected" line).
 # The tree with the revert is built and the test runs on it in QEMU (TCG, 2 vCPUs).  Without
 # the revert, the same test is part of make check, check-debug or check-kcsan, where it passes.
 #
@@ -26,8 +26,8 @@
 # built (make check, check-debug, check-kcsan).
 #
 # stress: STRESS_SECONDS (default 20) is the stress's RS_SECONDS in these runs.  <KIND>_PROOFS
-# (STRESS_PROOFS, WAKE_PROOFS, ...) runs only the reverts it names.  One PASS/FAIL line per revert, then
-# "N passed, N failed"; the summary goes to RESULTS/<kind>-proof-<tree>.txt.
+# (STRESS_PROOFS, WAKE_PROOFS, ...) runs only the reverts it names.  One PASS/FAIL line per
+# revert, then "N passed, N failed"; the summary goes to RESULTS/<kind>-proof-<tree>.txt.
 # Usage: revert-proof.sh KIND, a kind with a tools/data/KIND-proofs.txt (stress, wake, leak, churn)
 . "$(dirname "$0")/../lib/common.sh"
 need unshare util-linux
