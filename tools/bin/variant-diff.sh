@@ -29,7 +29,9 @@ while read -r v; do
 	fi
 	d=$(diff -u --label "$main: series/$rel" --label "$KERNEL: series/variants/$KERNEL/$rel" \
 		<(norm "$m") <(norm "$v") || true)
-	lines=$(printf '%s\n' "$d" | grep -c '^[-+][^-+]' || true)
+	# The changed lines: every line of the difference that starts with - or +, but the two
+	# labels ("--- 7.3: ...", "+++ 6.12: ...").
+	lines=$(printf '%s\n' "$d" | sed -e '1,2{/^\(---\|+++\) [0-9.]*: /d}' | grep -c '^[-+]' || true)
 	total=$((total + lines))
 	summary+=("$rel: $lines line(s) differ")
 	printf '%s\n\n' "$d"
