@@ -22,6 +22,10 @@
 #                    restarted under wrk, plus nginx reload / binary upgrade and HAProxy -sf
 #                    reload; off / sysctl / bpf, IPv4+IPv6; table + results/servers.csv,
 #                    servers.svg, servers-summary.txt (SERVERS_* variables: docs/demo.md)
+#   make pristine-figures  the tree as Debian ships it: connections a long rolling restart
+#                    with migration on loses (and on the test kernel), and whether a
+#                    client's RST wedges the survivor
+#                    (reuseport_migrate's rst_after_migrate) -> results/pristine-<tree>.txt
 #   make bench       SYN-path rate, patched vs pristine (5 boots each), and close() cost per
 #                    child for Q 100/1,000/10,000 -> results/bench/summary.txt (idle host)
 #   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,
@@ -72,7 +76,8 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof leak-proof churn-proof variant-diff posting bloat results help
+	stable-proof stress-proof wake-proof leak-proof churn-proof variant-diff posting bloat \
+	pristine-figures results help
 all: help
 help:
 	@sed -n '2,/^[^#]/{ /^#/s/^# \{0,1\}//p; }' Makefile
@@ -148,6 +153,9 @@ demo: tree
 
 demo-servers: tree
 	tools/demo/run-servers.sh $(RESULTS)
+
+pristine-figures: tree
+	tools/bin/pristine-figures.sh
 
 bench: deps
 	tools/bin/bench.sh $(RESULTS)/bench

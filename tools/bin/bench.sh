@@ -36,8 +36,6 @@ base=${BENCH_BASE:-pristine}
 # The baseline's source and build directories sit side by side as the test kernel's do
 # (linux/ and build/), so that ccache (CCACHE_BASEDIR) finds the objects of every file the
 # two trees share.
-PSRC=$CACHE/$KERNEL/bench-base/linux
-PBUILD=$CACHE/$KERNEL/bench-base/build
 
 # Builds and guests, unless only the summary is wanted.
 [ "${BENCH_REPORT_ONLY:-0}" = 1 ] || {
@@ -52,26 +50,9 @@ patched=${BENCH_PATCHED:-$BUILD/arch/x86/boot/bzImage}
 [ -f "$BUILD/.config" ] || die "no test kernel config at $BUILD/.config (make kselftest first)"
 
 # The pristine kernel: the tree's "pristine" commit (or BENCH_BASE), the test kernel's .config.
-base_commit=$(git -C "$TREE" rev-parse -q --verify "$base^{commit}") ||
-	die "BENCH_BASE=$base is no commit of $TREE"
-[ -d "$PSRC" ] || log "pristine source: worktree of $TREE at 'pristine' in $PSRC"
-scratch_tree "$PSRC"
-git -C "$PSRC" checkout -q --detach "$base_commit"
-log "baseline: $base = $(git -C "$PSRC" log -1 --format='%h %s')"
-git -C "$PSRC" log -1 --format="baseline: $base = %h %s" > "$out/baseline.txt"
-mkdir -p "$PBUILD"
-if ! cmp -s "$BUILD/.config" "$PBUILD/.config.from-test-kernel"; then
-	cp "$BUILD/.config" "$PBUILD/.config"
-	cp "$BUILD/.config" "$PBUILD/.config.from-test-kernel"
-	make -s -C "$PSRC" O="$PBUILD" ARCH=x86_64 CC="ccache gcc" olddefconfig >&2
-fi
-log "building the pristine kernel in $PBUILD"
-make -s -C "$PSRC" O="$PBUILD" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage >&2 ||
-	die "the pristine kernel does not build (see above)"
-pristine=$PBUILD/arch/x86/boot/bzImage
-# What differs between the two configs (the test symbols only, expected).
-diff <(grep '^CONFIG_' "$BUILD/.config" | sort) <(grep '^CONFIG_' "$PBUILD/.config" | sort) \
-	> "$out/config.diff" || true
+pristine=$("$REPO/tools/lib/build-pristine.sh" "$base")
+git -C "$CACHE/$KERNEL/bench-base/linux" log -1 --format="baseline: $base = %h %s" > "$out/baseline.txt"
+cp "$CACHE/$KERNEL/bench-base/config.diff" "$out/config.diff"
 
 demo() { # NAME BZIMAGE RMLOAD_ARGS...
 	local name=$1 img=$2
