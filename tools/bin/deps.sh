@@ -62,7 +62,11 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install o
 wanted=("$@") extra=()
 for t in $(trees); do
 	pkg=$(tree_field "$t" package) suite=$(tree_field "$t" suite)
-	wanted+=("$(tree_field "$t" clang)")
+	# The tree's clang; a versioned one (clang-19) builds with LLVM=-19, which wants that
+	# version's linker and binutils too (ld.lld-19, llvm-ar-19, ...).
+	c=$(tree_field "$t" clang)
+	wanted+=("$c")
+	[ "$c" = clang ] || wanted+=("lld${c#clang}" "llvm${c#clang}")
 	if [ "$suite" = "$own" ]; then
 		wanted+=("$pkg")
 	else

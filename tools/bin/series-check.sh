@@ -29,7 +29,11 @@ need ccache ccache
 clang=$(tree_field "$KERNEL" clang)
 need "$clang" "$clang"
 llvm=1
-[ "$clang" = clang ] || llvm=${clang#clang}
+if [ "$clang" != clang ]; then
+	llvm=${clang#clang}
+	need "ld.lld$llvm" "lld$llvm"
+	need "llvm-ar$llvm" "llvm$llvm"
+fi
 need sparse sparse
 need perl perl
 
