@@ -33,10 +33,6 @@ case "$rounds" in ''|*[!0-9]*|0) die "BENCH_ROUNDS must be a positive number, no
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 base=${BENCH_BASE:-pristine}
-# The baseline's source and build directories sit side by side as the test kernel's do
-# (linux/ and build/), so that ccache (CCACHE_BASEDIR) finds the objects of every file the
-# two trees share.
-
 # Builds and guests, unless only the summary is wanted.
 [ "${BENCH_REPORT_ONLY:-0}" = 1 ] || {
 

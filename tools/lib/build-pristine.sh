@@ -9,6 +9,8 @@
 . "$(dirname "$0")/common.sh"
 need_tree
 base=${1:-pristine}
+# The source and build directories sit side by side as the test kernel's do (linux/ and
+# build/), so that ccache (CCACHE_BASEDIR) finds the objects of every file the two trees share.
 PSRC=$CACHE/$KERNEL/bench-base/linux
 PBUILD=$CACHE/$KERNEL/bench-base/build
 [ -f "$BUILD/.config" ] || die "no test kernel config at $BUILD/.config (make kselftest first)"
