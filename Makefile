@@ -25,7 +25,9 @@
 #   make pristine-figures  the tree as Debian ships it: connections a long rolling restart
 #                    with migration on loses (and on the test kernel), and whether a
 #                    client's RST wedges the survivor
-#                    (reuseport_migrate's rst_after_migrate) -> results/pristine-<tree>.txt
+#                    (reuseport_migrate's rst_after_migrate), and how many MPTCP connections
+#                    queued on a closing listener it loses (reuseport_migrate_mptcp_queued)
+#                    -> results/pristine-<tree>.txt
 #   make bench       SYN-path rate, patched vs pristine (5 boots each), and close() cost per
 #                    child for Q 100/1,000/10,000 -> results/bench/summary.txt (idle host)
 #   make series-check  every patch in order: applies, builds, W=1/clang/sparse, checkpatch,

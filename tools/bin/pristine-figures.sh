@@ -7,7 +7,9 @@
 #     the pristine kernel has no trace event); the same on the test kernel, for comparison;
 #  2. the survivor after a client's RST during a restart: reuseport_migrate's
 #     rst_after_migrate cases (the selftest of the series, built from the patched tree) on the
-#     pristine kernel, syncookies on and off: whether new clients are still answered.
+#     pristine kernel, syncookies on and off: whether new clients are still answered;
+#  3. MPTCP connections queued on a listener that closes: reuseport_migrate_mptcp_queued (the
+#     net layer's selftest) on the pristine kernel: how many of them the other listener serves.
 # The pristine kernel has the test kernel's configuration (tools/lib/build-pristine.sh), and
 # boots with 2 vCPUs under QEMU.  Both parts are measurements, not tests: the file records
 # what happened, and the target fails only if a guest could not run.
@@ -36,12 +38,14 @@ for k in pristine series; do
 		die "the demo guest failed on the $k kernel: $work/demo-$k.out"
 done
 
-log "reuseport_migrate on the pristine kernel (its rst_after_migrate cases)"
-printf 'reuseport_migrate 600\n' > "$work/list.txt"
+log "reuseport_migrate (its rst_after_migrate cases) and reuseport_migrate_mptcp_queued on the pristine kernel"
+printf 'reuseport_migrate 600\nreuseport_migrate_mptcp_queued 300\n' > "$work/list.txt"
 IMAGE=$img KSELFTEST_LIST=$work/list.txt KSTOUT=$work/kselftest \
 	"$REPO/tools/bin/kselftest.sh" > "$work/kselftest.out" 2>&1 || true
 [ -s "$work/kselftest/guest.log" ] && grep -q 'rst_after_migrate' "$work/kselftest/guest.log" ||
 	die "reuseport_migrate did not run on the pristine kernel: $work/kselftest.out"
+grep -q 'RUN .*queued\.' "$work/kselftest/guest.log" ||
+	die "reuseport_migrate_mptcp_queued did not run on the pristine kernel: $work/kselftest.out"
 
 {
 	echo "pristine $KERNEL: $(git -C "$TREE" log -1 --format=%s pristine), $(($(date +%s) - start)) s"
@@ -77,6 +81,12 @@ PY
 		"$work/kselftest/guest.log" | grep -vc ' rst_after_migrate\.') passed, failed:" \
 		"$(grep -E '^# not ok [0-9]+ ' "$work/kselftest/guest.log" | grep -v ' rst_after_migrate\.' |
 			awk '{ print $5 }' | paste -sd ' ' -)"
+	echo
+	echo "3. MPTCP connections queued on a closing listener (reuseport_migrate_mptcp_queued: 16 clients"
+	echo "   wait unaccepted on A, B listens, A closes; each case: IPv4/IPv6, join before/after, sysctl/program)"
+	awk '/RUN +queued\./ { name = $4 } / queued connections lost/ { sub(/.*close_listener:/, ""); print "    " name ": " $0 }' \
+		"$work/kselftest/guest.log"
+	grep -E '^# (not )?ok [0-9]+ queued\.' "$work/kselftest/guest.log" | sed 's/^# //' || true
 } > "$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"
