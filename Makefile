@@ -36,8 +36,9 @@
 #                    kunit.py --kunitconfig=net/core and the net selftests build (cold)
 #   make bloat       code size of the functions on the connection path: pristine, after net,
 #                    after net-next (scripts/bloat-o-meter; results/bloat-<tree>.txt)
-#   make fix-proof   each fix of series/net/: its KUnit reproducer fails on the tree without
-#                    it and passes with it (tools/data/fix-proofs.txt; results/fix-proof-<tree>.txt)
+#   make fix-proof   each fix of series/net/: its reproducer (KUnit or kselftest) fails on the
+#                    tree without it and passes with it (tools/data/fix-proofs.txt;
+#                    results/fix-proof-<tree>.txt)
 #   make stable-proof  each backport of series/stable-<tree>/: its reproducer fails without it
 #                    and passes with it (tools/data/stable-proofs.txt;
 #                    results/stable-proof-<tree>.txt)
