@@ -10,7 +10,8 @@
 #           build error, a crash before the test ran, or a run without those cases is no proof)
 #   after   pristine + patches 1..k   + what goes on top: every one of those cases passes
 # What goes on top is the data file's "on-top" line: the patches that carry the reproducers, or
-# "rest" (every other patch of the series, in order).  "drop-config CONFIG_..." lines leave
+# "rest" (every other patch of the series, in order); an "on-top-<tree>" line adds patches on
+# that tree only (the base fixups its net selftests need to build).  "drop-config CONFIG_..." lines leave
 # symbols out of the KUnit config (suites of layers that are not applied).
 # The trees are built in a scratch worktree ($CACHE/<tree>/proof-<kind>/linux, build directory
 # .../build, ccache shared) and run with make kunit / make kselftest (QEMU, 2 vCPUs, TCG).
@@ -58,9 +59,14 @@ while read -r key rest; do
 			for t in $rest; do top+=("$(patch_of "$t")"); done
 		fi
 		;;
+	on-top-*)
+		# Only on that tree (its base fixups, which its selftests need to build).
+		[ "${key#on-top-}" = "$KERNEL" ] || continue
+		for t in $rest; do top+=("$(patch_of "$t")"); done
+		;;
 	drop-config) drop+=("$rest") ;;
 	*/*) line_of[$(patch_of "$key")]=$rest ;;
-	*) die "tools/data/$kind-proofs.txt: '$key': want on-top, drop-config or a patch" ;;
+	*) die "tools/data/$kind-proofs.txt: '$key': want on-top, on-top-<tree>, drop-config or a patch" ;;
 	esac
 done < <(table_rows "$proofs")
 for p in "${patches[@]}"; do
