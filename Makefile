@@ -54,6 +54,9 @@
 #   make churn-proof reuseport_migrate_churn with a failure kind it does not explain forced
 #                    (tools/data/churn-proofs.txt): every case fails
 #                    (results/churn-proof-<tree>.txt)
+#   make accounting-proof  the race suite's chosen-listener-stops cases against a Fast Open
+#                    charge or a failure count left out (tools/data/accounting-proofs.txt):
+#                    exactly the cases of that account fail (results/accounting-proof-<tree>.txt)
 #   make variant-diff  what KERNEL changes in the patches it carries in another form than the
 #                    main tree's (series/variants/<tree>/ against series/): the adjustments only
 #   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
@@ -79,8 +82,8 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof leak-proof churn-proof variant-diff posting bloat \
-	pristine-figures results help
+	stable-proof stress-proof wake-proof leak-proof churn-proof accounting-proof variant-diff \
+	posting bloat pristine-figures results help
 all: help
 help:
 	@sed -n '2,/^[^#]/{ /^#/s/^# \{0,1\}//p; }' Makefile
@@ -138,6 +141,9 @@ leak-proof: tree
 
 churn-proof: tree
 	tools/bin/revert-proof.sh churn
+
+accounting-proof: tree
+	tools/bin/revert-proof.sh accounting
 
 bloat: tree
 	tools/bin/bloat.sh

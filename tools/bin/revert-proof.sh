@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make stress-proof, make wake-proof, make leak-proof, make churn-proof: the evidence that a
-# kselftest bites, by putting back the bug it guards against (or putting in the one it exists
-# for).  tools/data/<kind>-proofs.txt names the test ("test NAME") and what a
+# make stress-proof, make wake-proof, make leak-proof, make churn-proof, make accounting-proof:
+# the evidence that a test bites, by putting back the bug it guards against (or putting in the
+# one it exists for).  tools/data/<kind>-proofs.txt names the test ("test NAME", a kselftest of
+# kselftest/; or "test kunit FILTER", KUnit cases by kunit.py's filter glob) and what a
 # proof expects ("expect report" or "expect cases"); each other line names a revert
 # (tools/data/<kind>-reverts/NAME.patch, in the form the code has in this series' final tree;
 # tools/data/<kind>-reverts/<tree>/NAME.patch where a tree's code differs),
@@ -12,7 +13,8 @@
 #   expect cases    the test's cases whose name matches it must fail, and every other case
 #                   must pass (the wake-up test against one wake-up removed, the fault test's
 #                   leak check against a leaked listener, the churn test against a failure
-#                   kind it does not explain)
+#                   kind it does not explain, the race suite's accounting cases against a
+#                   charge or a count left out)
 # With "expect cases", a line "show REGEX" names the guest log line quoted in the summary as an
 # example of how the cases failed (default: the first "Expected" line).
 # The tree with the revert is built and the test runs on it in QEMU (TCG, 2 vCPUs).  Without
@@ -28,7 +30,8 @@
 # stress: STRESS_SECONDS (default 20) is the stress's RS_SECONDS in these runs.  <KIND>_PROOFS
 # (STRESS_PROOFS, WAKE_PROOFS, ...) runs only the reverts it names.  One PASS/FAIL line per
 # revert, then "N passed, N failed"; the summary goes to RESULTS/<kind>-proof-<tree>.txt.
-# Usage: revert-proof.sh KIND, a kind with a tools/data/KIND-proofs.txt (stress, wake, leak, churn)
+# Usage: revert-proof.sh KIND, a kind with a tools/data/KIND-proofs.txt (stress, wake, leak,
+# churn, accounting)
 . "$(dirname "$0")/../lib/common.sh"
 need unshare util-linux
 need patch patch
@@ -37,7 +40,7 @@ need_tree
 kind=${1:-}
 proofs=$REPO/tools/data/$kind-proofs.txt
 case $kind in
-''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, leak, churn)" ;;
+''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, leak, churn, accounting)" ;;
 esac
 [ -f "$proofs" ] || die "revert-proof.sh $kind: no tools/data/$kind-proofs.txt"
 only_var=${kind^^}_PROOFS
@@ -46,6 +49,12 @@ PROOF=$CACHE/$KERNEL/$kind-proof
 list=$PROOF/list.txt
 mkdir -p "$PROOF"
 test=$(table_rows "$proofs" | awk '$1 == "test" { print $2; exit }')
+# "test kunit FILTER": the KUnit cases FILTER selects, run by make kunit's script.
+filter=
+if [ "$test" = kunit ]; then
+	filter=$(table_rows "$proofs" | awk '$1 == "test" { print $3; exit }')
+	[ -n "$filter" ] || die "tools/data/$kind-proofs.txt: 'test kunit' wants a filter"
+fi
 expect=$(table_rows "$proofs" | awk '$1 == "expect" { print $2; exit }')
 show=$(sed -n 's/^show[[:space:]]\{1,\}//p' "$proofs" | head -n 1)
 show=${show:-Expected}
@@ -56,6 +65,8 @@ if [ "$kind" = stress ]; then
 	secs=${STRESS_SECONDS:-20}
 	extra_env="rm.env=RS_SECONDS=$secs"
 	echo "$test $((secs * 8 * 6 + 600))" > "$list"
+elif [ -n "$filter" ]; then
+	echo "kunit 0" > "$list"
 else
 	kselftest_line "$test" > "$list"
 fi
@@ -90,19 +101,29 @@ while read -r -u 3 name flavour extra pattern; do
 	out=$PROOF/$name
 	mkdir -p "$out"
 	rm -f "$out/guest.log" "$PROOF/kst/guest.log"
+	rm -f "$PROOF/build/kunit.json" "$PROOF/build/kunit.log"
 	# In the namespace, the scratch tree and build are where the tools expect the real ones.
+	# kunit.py builds the kernel itself (the kernel make kunit builds, with its filter).
 	unshare -m --propagation private bash -c '
 		set -e
 		mount --bind "$1" "$2"
 		mount --bind "$3" "$4"
+		if [ -n "${12}" ]; then
+			KERNEL=$5 FLAVOUR=$7 KUNIT_FILTER="${12}" "$6/tools/bin/kunit.sh" || true
+			exit 0
+		fi
 		KERNEL=$5 FLAVOUR=$7 "$6/tools/lib/build-kernel.sh"
 		KERNEL=$5 FLAVOUR=$7 KSTOUT=$8 KSELFTEST_LIST=$9 IMAGE=$4/arch/x86/boot/bzImage \
 			KSELFTEST_TIMEOUT=${11} KST_CMDLINE="${10}" "$6/tools/bin/kselftest.sh" || true
 	' _ "$PROOF/linux" "$TREE" "$PROOF/build" "$real" "$KERNEL" "$REPO" "$flavour" \
-		"$PROOF/kst" "$list" "$extra $extra_env" "$((tmo + 300))" \
+		"$PROOF/kst" "$list" "$extra $extra_env" "$((tmo + 300))" "$filter" \
 		> "$out/run.log" 2>&1 ||
 		{ tally 0 1 "FAIL $name ($flavour): the build or the run failed (see $out/run.log)"; rc=1; continue; }
-	cp "$PROOF/kst/guest.log" "$out/guest.log" 2>/dev/null || touch "$out/guest.log"
+	if [ -n "$filter" ]; then
+		cp "$PROOF/build/kunit.log" "$out/guest.log" 2>/dev/null || touch "$out/guest.log"
+	else
+		cp "$PROOF/kst/guest.log" "$out/guest.log" 2>/dev/null || touch "$out/guest.log"
+	fi
 	if [ "$expect" = report ]; then
 		hit=$(grep -a -m 1 -E "$pattern" "$out/guest.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' || true)
 		if [ -n "$hit" ]; then
@@ -114,7 +135,11 @@ while read -r -u 3 name flavour extra pattern; do
 		continue
 	fi
 	# expect cases: those matching the pattern fail, all others pass.
-	python3 "$REPO/tools/lib/ktap.py" kst-cases "$out/guest.log" . | sed '/^$/d' > "$out/cases.txt"
+	if [ -n "$filter" ]; then
+		python3 "$REPO/tools/lib/ktap.py" kunit-cases "$PROOF/build/kunit.json" "$filter" 2>/dev/null
+	else
+		python3 "$REPO/tools/lib/ktap.py" kst-cases "$out/guest.log" .
+	fi | sed '/^$/d' > "$out/cases.txt"
 	total=$(wc -l < "$out/cases.txt")
 	want=$(awk -F'\t' -v re="$pattern" '$1 ~ re' "$out/cases.txt" | wc -l)
 	want_failed=$(awk -F'\t' -v re="$pattern" '$1 ~ re && $2 == "FAIL"' "$out/cases.txt" | wc -l)

@@ -14,6 +14,11 @@
 # Names come from the lists of kselftest/, with their timeouts.  RM_CHURN_SECONDS (seconds of
 # churn per variant of reuseport_migrate_churn) and RS_SECONDS (seconds of load per case of
 # reuseport_migrate_stress) are passed on.
+#
+# SOAK_KUNIT=FILTER soaks KUnit cases instead (kunit.py's filter glob, e.g.
+# sock_reuseport_migrate_race.race_chosen_stops): SOAK_RUNS boots of the FLAVOUR kernel, each
+# running the cases FILTER selects (make kunit); a boot passes when every case passed and its log
+# shows no detector report.  The summary goes to RESULTS/soak-<tree>-<flavour>-kunit-<FILTER>.txt.
 FLAVOUR=${FLAVOUR:-debug}
 . "$(dirname "$0")/../lib/common.sh"
 runs=${SOAK_RUNS:-20}
@@ -32,7 +37,11 @@ for v in RM_CHURN_SECONDS RS_SECONDS; do
 	*[!0-9]*|0) die "$v=${!v}: want a number of seconds, 1 or more" ;;
 	esac
 done
-for t in $tests; do kselftest_line "$t" >/dev/null; done
+kfilter=${SOAK_KUNIT:-}
+case $kfilter in
+*[!A-Za-z0-9_.*-]*) die "SOAK_KUNIT=$kfilter: want a kunit.py filter glob (suite or suite.case)" ;;
+esac
+[ -n "$kfilter" ] || for t in $tests; do kselftest_line "$t" >/dev/null; done
 mkdir -p "$results"
 
 one_tree() {
@@ -110,6 +119,51 @@ one_tree() {
 	[ "$f" = 0 ]
 }
 
+# one_tree_kunit: SOAK_RUNS boots of make kunit with the filter, one count per boot.
+one_tree_kunit() {
+	local out=$CACHE/$KERNEL/soak-$FLAVOUR-kunit i p=0 f=0 reports=0 n counts failed=() t0 secs
+	local build line name cases=
+	t0=$(date +%s)
+	build=$(build_dir)
+	rm -rf "$out"
+	mkdir -p "$out"
+	log "$KERNEL ($FLAVOUR kernel): KUnit $kfilter, $runs boot(s)"
+	for i in $(seq 1 "$runs"); do
+		rm -f "$build/kunit.counts"
+		KUNIT_FILTER=$kfilter "$REPO/tools/bin/kunit.sh" > "$out/run.$i.log" 2>&1 || true
+		read -r -a counts < <(read_counts "$build/kunit.counts")
+		n=0
+		[ "$(flavour_field "$FLAVOUR" detectors)" = none ] || n=$(scan "$out/run.$i.log")
+		reports=$((reports + n))
+		[ -n "$cases" ] || cases=$((counts[0] + counts[1]))
+		if [ "${counts[1]}" = 0 ] && [ "${counts[0]}" -gt 0 ] && [ "$n" = 0 ]; then
+			p=$((p + 1))
+		else
+			f=$((f + 1))
+			failed+=("boot $i (${counts[0]} passed, ${counts[1]} failed, $n detector report(s); $out/run.$i.log)")
+		fi
+		log "boot $i: ${counts[0]} passed, ${counts[1]} failed, $n detector report(s)"
+	done
+	secs=$(( $(date +%s) - t0 ))
+	line="soak $KERNEL $FLAVOUR: KUnit $kfilter x $runs: $p passed, $f failed, $reports detector report(s), $secs s"
+	name=$(echo "$kfilter" | tr -c 'A-Za-z0-9_.\n-' '_')
+	{
+		echo "$line"
+		echo "command: make soak KERNEL=$KERNEL FLAVOUR=$FLAVOUR SOAK_RUNS=$runs SOAK_KUNIT=$kfilter"
+		echo "kernel: $(git -C "$TREE" describe --always 2>/dev/null), $FLAVOUR"
+		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
+		echo "cases per boot: $cases"
+		for n in "${failed[@]}"; do echo "failed: $n"; done
+	} > "$results/soak-$KERNEL-$FLAVOUR-kunit-$name.txt"
+	echo "$line"
+	tally "$p" "$f"
+	[ "$f" = 0 ]
+}
+
 rc=0
-for_each_tree one_tree || rc=1
+if [ -n "$kfilter" ]; then
+	for_each_tree one_tree_kunit || rc=1
+else
+	for_each_tree one_tree || rc=1
+fi
 tally_end "$rc"

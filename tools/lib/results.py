@@ -31,6 +31,7 @@ KINDS = [
     ("wake-proof-", "make wake-proof"),
     ("leak-proof-", "make leak-proof"),
     ("churn-proof-", "make churn-proof"),
+    ("accounting-proof-", "make accounting-proof"),
     ("series-check-", "make series-check"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
