@@ -144,7 +144,7 @@ while read -r -u 3 name flavour extra pattern; do
 	want=$(awk -F'\t' -v re="$pattern" '$1 ~ re' "$out/cases.txt" | wc -l)
 	want_failed=$(awk -F'\t' -v re="$pattern" '$1 ~ re && $2 == "FAIL"' "$out/cases.txt" | wc -l)
 	others_passed=$(awk -F'\t' -v re="$pattern" '$1 !~ re && $2 == "PASS"' "$out/cases.txt" | wc -l)
-	first=$(grep -a -m 1 -E "$show" "$out/guest.log" | sed 's/^# *//; s/^# *//' || true)
+	first=$(grep -a -m 1 -E "$show" "$out/guest.log" | sed 's/^\[[0-9:]*\] *//; s/^# *//; s/^# *//' || true)
 	line="$name ($flavour kernel, reverted): $want_failed of $want cases /$pattern/ failed, $others_passed of $((total - want)) others passed"
 	if [ "$want" -gt 0 ] && [ "$want_failed" = "$want" ] && [ "$others_passed" = $((total - want)) ]; then
 		tally 1 0 "PASS $line; e.g. $first"
