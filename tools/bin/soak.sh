@@ -150,7 +150,9 @@ one_tree_kunit() {
 	{
 		echo "$line"
 		echo "command: make soak KERNEL=$KERNEL FLAVOUR=$FLAVOUR SOAK_RUNS=$runs SOAK_KUNIT=$kfilter"
-		echo "kernel: $(git -C "$TREE" describe --always 2>/dev/null), $FLAVOUR"
+		echo "kernel: $(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+			"$build/include/generated/utsrelease.h"), $FLAVOUR, smp $(sed -n \
+			's/^\$ qemu-system.* -smp \([0-9]*\).*/\1/p' "$out/run.1.log" | head -n 1)"
 		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
 		echo "cases per boot: $cases"
 		for n in "${failed[@]}"; do echo "failed: $n"; done
