@@ -57,6 +57,10 @@
 #   make accounting-proof  the race suite's chosen-listener-stops cases against a Fast Open
 #                    charge or a failure count left out (tools/data/accounting-proofs.txt):
 #                    exactly the cases of that account fail (results/accounting-proof-<tree>.txt)
+#   make orphan-proof  the race suite's cases for a child cloned from a listener close()
+#                    already orphaned, against a clone that keeps SOCK_DEAD
+#                    (tools/data/orphan-proofs.txt): exactly those cases fail
+#                    (results/orphan-proof-<tree>.txt)
 #   make variant-diff  what KERNEL changes in the patches it carries in another form than the
 #                    main tree's (series/variants/<tree>/ against series/): the adjustments only
 #   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
@@ -82,7 +86,8 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof leak-proof churn-proof accounting-proof variant-diff \
+	stable-proof stress-proof wake-proof leak-proof churn-proof accounting-proof orphan-proof \
+	variant-diff \
 	posting bloat pristine-figures results help
 all: help
 help:
@@ -144,6 +149,9 @@ churn-proof: tree
 
 accounting-proof: tree
 	tools/bin/revert-proof.sh accounting
+
+orphan-proof: tree
+	tools/bin/revert-proof.sh orphan
 
 bloat: tree
 	tools/bin/bloat.sh

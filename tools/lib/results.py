@@ -32,6 +32,7 @@ KINDS = [
     ("leak-proof-", "make leak-proof"),
     ("churn-proof-", "make churn-proof"),
     ("accounting-proof-", "make accounting-proof"),
+    ("orphan-proof-", "make orphan-proof"),
     ("series-check-", "make series-check"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
