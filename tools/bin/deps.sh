@@ -88,7 +88,7 @@ else
 	# unreachable suite costs only its tree.
 	own_missing=()
 	for p in "${missing[@]}"; do
-		printf '%s\n' "${extra[@]}" | grep -q "^$p:" || own_missing+=("$p")
+		in_list "$p" "${extra[@]%%:*}" || own_missing+=("$p")
 	done
 	[ "${#own_missing[@]}" = 0 ] ||
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${own_missing[@]}" || rc=1

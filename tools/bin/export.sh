@@ -121,7 +121,7 @@ if [ "$KERNEL" != "$main" ]; then
 	mapfile -t names < <(printf '%s\n' "${names[@]}" | while IFS=/ read -r l rest; do
 		[ -n "$(layer_base "$l")" ] || echo "$l/$rest"; done)
 	for d in "$REPO"/series/*-"$KERNEL"; do
-		[ ! -d "$d" ] || printf '%s\n' "${own_layers[@]}" | grep -qxF "${d##*/}" || rm -rf "$d"
+		[ ! -d "$d" ] || in_list "${d##*/}" "${own_layers[@]}" || rm -rf "$d"
 	done
 	for l in "${own_layers[@]}"; do write_layer "$l"; done
 	grep -v -E "^[a-z0-9-]+-${KERNEL//./\\.}/" "$REPO/series/series" > "$tmp/rest"
@@ -153,7 +153,7 @@ if [ "$KERNEL" != "$main" ]; then
 	if [ -d "$vdir" ]; then
 		while read -r f; do
 			rel=${f#"$vdir"/}
-			printf '%s\n' "${listed[@]}" | grep -qxF "$rel" || { rm -f "$f"; log "removed stale variant $rel"; }
+			in_list "$rel" "${listed[@]}" || { rm -f "$f"; log "removed stale variant $rel"; }
 		done < <(find "$vdir" -type f -name '*.patch')
 		find "$vdir" -mindepth 1 -type d -empty -delete
 	fi
@@ -177,11 +177,11 @@ other=$(grep '^# base ' "$REPO/series/series" 2>/dev/null | grep -v "^# base $KE
 mkdir -p "$REPO/series"
 # Drop what the previous export wrote (a flat series, or layers that are gone); keep variants
 # and the other base's own layers.
-keep=$({ series_lines_of_others pre; series_lines_of_others post; } | cut -d/ -f1 | sort -u)
+mapfile -t keep < <({ series_lines_of_others pre; series_lines_of_others post; } | cut -d/ -f1 | sort -u)
 find "$REPO/series" -maxdepth 2 -name '[0-9][0-9][0-9][0-9]-*.patch' -not -path '*/variants/*' |
 	while read -r f; do
 		d=${f%/*}; d=${d##*/}
-		printf '%s\n' "$keep" | grep -qxF "$d" || rm -f "$f"
+		in_list "$d" "${keep[@]}" || rm -f "$f"
 	done
 find "$REPO/series" -mindepth 1 -maxdepth 1 -type d -not -name variants -empty -delete
 for l in "${layers[@]}"; do

@@ -53,13 +53,25 @@ flavour_field() {
 # main_tree: the tree series/ holds the patches of (form "main"); the others keep variants.
 main_tree() { table_rows "$RM_TREES" | awk '$5 == "main" { print $1; exit }'; }
 
+# in_list WORD [ITEM...]: true if WORD is one of the ITEMs.  Scripts run with pipefail, so a
+# "producer | grep -q" test may fail when grep exits at its first match and the producer then
+# dies of SIGPIPE: membership and output tests compare in the shell or on captured output.
+in_list() {
+	local w=$1 x
+	shift
+	for x; do [ "$x" != "$w" ] || return 0; done
+	return 1
+}
+
 # check_tree TREE / check_flavour FLAVOUR: die naming the choices unless the name is known.
 check_tree() {
-	trees | grep -qxF -- "$1" ||
+	# shellcheck disable=SC2046
+	in_list "$1" $(trees) ||
 		die "${2:-KERNEL}=$1 is not a tree of tools/data/trees (use one of: $(trees | tr '\n' ' '))"
 }
 check_flavour() {
-	flavours | grep -qxF -- "$1" ||
+	# shellcheck disable=SC2046
+	in_list "$1" $(flavours) ||
 		die "FLAVOUR=$1 is not a flavour of tools/data/flavours (use one of: $(flavours | tr '\n' ' '))"
 }
 
@@ -128,7 +140,7 @@ need() {
 # need_pkg PACKAGE: same, for packages without a command (libraries, sources).
 need_pkg() {
 	local t suite=
-	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' && return 0
+	[[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) != *'install ok installed'* ]] || return 0
 	for t in $(trees); do
 		[ "$(tree_field "$t" package)" != "$1" ] || suite=$(tree_field "$t" suite)
 	done

@@ -38,7 +38,7 @@ copy_real() {
 add_dynamic() {
 	local real lib
 	[ -f "$1" ] || die "--dynamic needs a binary or library (got '$1')"
-	! ldd "$1" 2>/dev/null | grep -q 'not found' ||
+	[[ $(ldd "$1" 2>/dev/null) != *'not found'* ]] ||
 		die "ldd $1: a library is missing: $(ldd "$1" | grep 'not found')"
 	real=$(copy_real "$1")
 	if [ "$1" != "$real" ]; then
