@@ -31,8 +31,9 @@ scratch_tree "$SRC"
 # build NAME N: vmlinux of pristine + the first N patches of series/, in $B/build-NAME.
 build() {
 	local name=$1 n=$2 p i=0 obj=$B/build-$1 stamp
-	# Nothing to do when this vmlinux was built from the same patches and config.
-	stamp=$({ series_patches | head -n "$n" | while read -r p; do cat "$(series_file "$p")"; done
+	# Nothing to do when this vmlinux was built from the same diffs (messages aside) and config.
+	stamp=$({ series_patches | head -n "$n" | while read -r p; do
+			sed -n '/^diff --git /,$p' "$(series_file "$p")"; done
 		cat "$BUILD/.config"; } | sha256sum | cut -c1-32)
 	if [ -f "$obj/vmlinux" ] && [ "$(cat "$obj/.bloat-stamp" 2>/dev/null)" = "$stamp" ]; then
 		log "vmlinux $name is up to date"
