@@ -61,6 +61,14 @@
 #                    already orphaned, against a clone that keeps SOCK_DEAD
 #                    (tools/data/orphan-proofs.txt): exactly those cases fail
 #                    (results/orphan-proof-<tree>.txt)
+#   make shutdown-proof  the cases for children of a socket shut down before listen(), against
+#                    a clone that clears the shutdown bits it copied
+#                    (tools/data/shutdown-proofs.txt): exactly the SHUT_RD and SHUT_RDWR cases
+#                    fail (results/shutdown-proof-<tree>.txt)
+#   make mptcp-proof   the MPTCP queue test's cases with a plain TCP listener left in the
+#                    group, against a migration that hands it MPTCP children
+#                    (tools/data/mptcp-proofs.txt): exactly those cases fail
+#                    (results/mptcp-proof-<tree>.txt)
 #   make variant-diff  what KERNEL changes in the patches it carries in another form than the
 #                    main tree's (series/variants/<tree>/ against series/): the adjustments only
 #   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
@@ -87,7 +95,7 @@ DEPS := qemu-system-x86 busybox-static ccache \
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
 	stable-proof stress-proof wake-proof leak-proof churn-proof accounting-proof orphan-proof \
-	variant-diff \
+	shutdown-proof mptcp-proof variant-diff \
 	posting bloat pristine-figures results help
 all: help
 help:
@@ -152,6 +160,12 @@ accounting-proof: tree
 
 orphan-proof: tree
 	tools/bin/revert-proof.sh orphan
+
+shutdown-proof: tree
+	tools/bin/revert-proof.sh shutdown
+
+mptcp-proof: tree
+	tools/bin/revert-proof.sh mptcp
 
 bloat: tree
 	tools/bin/bloat.sh

@@ -33,6 +33,8 @@ KINDS = [
     ("churn-proof-", "make churn-proof"),
     ("accounting-proof-", "make accounting-proof"),
     ("orphan-proof-", "make orphan-proof"),
+    ("shutdown-proof-", "make shutdown-proof"),
+    ("mptcp-proof-", "make mptcp-proof"),
     ("series-check-", "make series-check"),
     ("bloat-", "make bloat"),
     ("bench/summary", "make bench"),
