@@ -69,6 +69,9 @@
 #                    group, against a migration that hands it MPTCP children
 #                    (tools/data/mptcp-proofs.txt): exactly those cases fail
 #                    (results/mptcp-proof-<tree>.txt)
+#   make skip-proof  the series' selftests in a guest without iptables and without their BPF
+#                    objects (tools/data/skip-proofs.txt): each skips, with the reason, what
+#                    needs them and passes the rest (results/skip-proof-<tree>.txt)
 #   make variant-diff  what KERNEL changes in the patches it carries in another form than the
 #                    main tree's (series/variants/<tree>/ against series/): the adjustments only
 #   make posting     a postable copy of the net, net-next and stable layers: SIGNOFF="Name <mail>"
@@ -95,7 +98,7 @@ DEPS := qemu-system-x86 busybox-static ccache \
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
 	stable-proof stress-proof wake-proof leak-proof churn-proof accounting-proof orphan-proof \
-	shutdown-proof mptcp-proof variant-diff \
+	shutdown-proof mptcp-proof skip-proof variant-diff \
 	posting bloat pristine-figures results help
 all: help
 help:
@@ -166,6 +169,9 @@ shutdown-proof: tree
 
 mptcp-proof: tree
 	tools/bin/revert-proof.sh mptcp
+
+skip-proof: tree
+	tools/bin/skip-proof.sh
 
 bloat: tree
 	tools/bin/bloat.sh

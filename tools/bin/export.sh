@@ -59,9 +59,11 @@ for l in "${layers[@]}"; do
 	[ "$from" != "$(git -C "$TREE" rev-parse "layer/$l")" ] || die "layer $l has no commits: delete branch layer/$l"
 	git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
 		--subject-prefix="$(prefix "$l")" -o "$tmp/$l" "$prev..layer/$l"
-	# The cover letter keeps its subject, blurb (and date, when nothing changed) across exports.
+	# The cover letter keeps its subject, blurb (and date, when nothing changed) across exports,
+	# and ends the blurb with the size of each patch.
+	mapfile -t layer_patches < <(ls "$tmp/$l"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter\.patch$')
 	python3 "$REPO/tools/lib/cover-letter.py" "$tmp/$l/0000-cover-letter.patch" \
-		"$REPO/series/$l/0000-cover-letter.patch" "$tmp/cover"
+		"$REPO/series/$l/0000-cover-letter.patch" "$tmp/cover" "${layer_patches[@]}"
 	mv "$tmp/cover" "$tmp/$l/0000-cover-letter.patch"
 	for f in "$tmp/$l"/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ "${f##*/}" = 0000-cover-letter.patch ] || names+=("$l/${f##*/}")

@@ -9,7 +9,9 @@
 #
 # KST_CMDLINE: more kernel command line for the guest, after the flavour's (make soak, make
 # stress-proof: rm.env=NAME=VALUE for the tests).  KSELFTEST_TIMEOUT: the guest's time limit
-# (default: the flavour's).
+# (default: the flavour's).  KST_WITHOUT: what the guest is packed without, to see the tests
+# skip (make skip-proof): "iptables" (the iptables and ip6tables commands), "bpf-objects" (the
+# selftests' *.bpf.o).
 . "$(dirname "$0")/../lib/common.sh"
 need qemu-system-x86_64 qemu-system-x86
 need cpio cpio
@@ -17,7 +19,7 @@ need gcc gcc
 need clang clang
 [ -x /bin/busybox ] || die "busybox is missing: install it with 'apt-get install -y busybox-static'"
 [ -x /usr/sbin/xtables-legacy-multi ] || die "iptables is missing: install it with 'apt-get install -y iptables'"
-need_pkg libbpf-dev
+need_pkg libelf-dev
 need_pkg libnuma-dev
 need_pkg libcap-dev
 need_pkg libmnl-dev
@@ -68,9 +70,24 @@ done
 xt=/usr/lib/x86_64-linux-gnu/xtables
 legacy=$(readlink -f /usr/sbin/xtables-legacy-multi) nft=$(readlink -f /usr/sbin/xtables-nft-multi)
 args=(--init "$REPO/kselftest/init")
-for b in /bin/bash /sbin/ip /usr/bin/timeout "$legacy" "$nft" "$xt"/*.so; do args+=(--dynamic "$b"); done
+without=" ${KST_WITHOUT:-} "
+for w in $without; do
+	case $w in
+	iptables|bpf-objects) ;;
+	*) die "KST_WITHOUT: '$w' is not iptables or bpf-objects" ;;
+	esac
+done
+[[ $without != *' bpf-objects '* ]] || find "$inst" -name '*.bpf.o' -delete
+bins=(/bin/bash /sbin/ip /usr/bin/timeout)
+[[ $without == *' iptables '* ]] || bins+=("$legacy" "$nft" "$xt"/*.so)
+for b in "${bins[@]}"; do args+=(--dynamic "$b"); done
+# the shared libraries of the installed selftests (libelf and libz for those linking libbpf)
+while IFS= read -r -d '' f; do
+	! ldd "$f" >/dev/null 2>&1 || args+=(--libs "$f")
+done < <(find "$inst" -type f -perm -u+x -print0)
 args+=(--link "$(readlink -f /bin/bash)=/bin/sh" --link "$(readlink -f /sbin/ip)=/bin/ip")
 for t in iptables ip6tables; do
+	[[ $without != *' iptables '* ]] || break
 	args+=(--link "$legacy=/sbin/$t-legacy" --link "$nft=/sbin/$t-nft" --link "$t-legacy=/sbin/$t")
 done
 [ ! -f /etc/protocols ] || args+=(--file /etc/protocols=/etc/protocols)

@@ -21,6 +21,9 @@ KernelCI's layout) and the kselftest guest's (the KTAP run_kselftest.sh prints, 
       program reported ok without SKIP.
   ktap.py kst-cases LOG REGEX
       "name<TAB>PASS|FAIL|SKIP" of every nested case whose name matches the extended regex.
+  ktap.py kst-skips LOG
+      "program<TAB>case<TAB>reason" of every skipped case (case "-" for a program that skipped
+      as a whole; reason "-" when none was printed).
 
 Why not kunit.py parse for the guest log: its JSON keeps the status of leaf cases only, so a
 program that fails after all its cases passed (its own leak check, the runner's timeout after
@@ -31,6 +34,8 @@ import re
 import sys
 
 BLOCK = re.compile(r"^rm-guest: test (\d+):")
+BLOCK_NAME = re.compile(r"^rm-guest: test \d+: (\S+)")
+SKIP_REASON = re.compile(r"# SKIP:? *(.*)$")
 PROGRAM = re.compile(r"^(not )?ok \d+ selftests: ")
 CASE = re.compile(r"^# +(not )?ok \d+ (\S+)")
 SKIP = re.compile(r"# SKIP")
@@ -132,6 +137,27 @@ def kst_cases(lines, regex):
             for name, s in cases if re.search(regex, name)]
 
 
+def kst_skips(lines):
+    out = []
+    prog = None
+    for line in lines:
+        line = line.rstrip("\r\n")
+        m = BLOCK_NAME.match(line)
+        if m:
+            prog = m.group(1)
+            continue
+        if prog is None:
+            continue
+        m = CASE.match(line)
+        if m and not m.group(1) and SKIP.search(line):
+            out.append(f"{prog}\t{m.group(2)}\t{SKIP_REASON.search(line).group(1) or '-'}")
+            continue
+        m = PROGRAM.match(line)
+        if m and not m.group(1) and SKIP.search(line):
+            out.append(f"{prog}\t-\t{SKIP_REASON.search(line).group(1) or '-'}")
+    return out
+
+
 def read_lines(path):
     try:
         with open(path, errors="replace") as f:
@@ -152,6 +178,8 @@ def main(argv):
         print("\n".join(kst_runs(read_lines(args[0]))))
     elif cmd == "kst-cases" and len(args) == 2:
         print("\n".join(kst_cases(read_lines(args[0]), args[1])))
+    elif cmd == "kst-skips" and len(args) == 1:
+        print("\n".join(kst_skips(read_lines(args[0]))))
     else:
         print(__doc__.strip(), file=sys.stderr)
         return 2

@@ -5,6 +5,8 @@
 #   --static PROG        a statically linked program, to /bin/
 #   --dynamic BIN        a binary of the host, at its real path (and a link at BIN when that is
 #                        another path), with the shared libraries ldd lists and the loader
+#   --libs BIN           only the shared libraries ldd lists for BIN and the loader (BIN is
+#                        a program another option puts in the guest)
 #   --file SRC=/DEST     a host file to a path of the guest
 #   --dir SRC=/DEST      a host directory's contents to a directory of the guest
 #   --link TARGET=/PATH  a symbolic link (replacing a busybox applet of that name)
@@ -34,23 +36,28 @@ copy_real() {
 	[ -e "$root$real" ] || cp -L "$real" "$root$real"
 	echo "$real"
 }
+# add_libs OPTION BIN: the shared libraries ldd lists for BIN, and the loader.
+add_libs() {
+	local lib
+	[ -f "$2" ] || die "$1 needs a binary or library (got '$2')"
+	[[ $(ldd "$2" 2>/dev/null) != *'not found'* ]] ||
+		die "ldd $2: a library is missing: $(ldd "$2" | grep 'not found')"
+	# "libfoo.so => /lib/.../libfoo.so (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)"
+	for lib in $(ldd "$2" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
 # add_dynamic BIN: BIN (a link at its own path if that is not the real one) and its libraries.
 add_dynamic() {
-	local real lib
-	[ -f "$1" ] || die "--dynamic needs a binary or library (got '$1')"
-	[[ $(ldd "$1" 2>/dev/null) != *'not found'* ]] ||
-		die "ldd $1: a library is missing: $(ldd "$1" | grep 'not found')"
+	local real
+	add_libs --dynamic "$1"
 	real=$(copy_real "$1")
 	if [ "$1" != "$real" ]; then
 		mkdir -p "$root$(dirname "$1")"
 		ln -sfn "$real" "$root$1"
 	fi
-	# "libfoo.so => /lib/.../libfoo.so (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)"
-	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		[ -e "$root$lib" ] && continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
 }
 # split OPTION ARG: the SRC=/DEST pair of ARG in $src and $dst.
 split() {
@@ -66,6 +73,7 @@ while [ $# -gt 0 ]; do
 		install -m 0755 "$2" "$root/bin/"
 		;;
 	--dynamic) add_dynamic "$2" ;;
+	--libs) add_libs "$1" "$2" ;;
 	--file)
 		split "$1" "$2"
 		[ -f "$src" ] || die "--file: no file $src"

@@ -34,6 +34,7 @@ KINDS = [
     ("accounting-proof-", "make accounting-proof"),
     ("orphan-proof-", "make orphan-proof"),
     ("shutdown-proof-", "make shutdown-proof"),
+    ("skip-proof-", "make skip-proof"),
     ("mptcp-proof-", "make mptcp-proof"),
     ("series-check-", "make series-check"),
     ("bloat-", "make bloat"),
