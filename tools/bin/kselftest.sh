@@ -52,9 +52,17 @@ done < <(table_rows "$list")
 
 # The kernel's own build and install of the net selftests (the whole directory, as netdev's CI
 # does): run_kselftest.sh, kselftest/runner.sh, kselftest-list.txt and net/ in $inst.  The
-# build directory is kept between runs, so only what changed is rebuilt.
+# build directory is kept while the tree's commit stays the same; a new commit (or another
+# tree) starts it afresh, as the selftests' rules do not rebuild a program when only a header
+# it includes changed.
 inst=$KSTOUT/install
 rm -rf "$inst"
+stamp="$TREE $(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo no-git)"
+if [ "$(cat "$KSTOUT/build.tree" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$(readlink -f "$KSTOUT/build")"
+	mkdir -p "$(readlink -f "$KSTOUT/build")"
+	echo "$stamp" > "$KSTOUT/build.tree"
+fi
 log "building the net selftests: make -C tools/testing/selftests TARGETS=net install"
 make -s -C "$TREE/tools/testing/selftests" TARGETS=net O="$KSTOUT/build" \
 	KHDR_INCLUDES="-isystem $hdr/usr/include" INSTALL_PATH="$inst" -j"$JOBS" install >&2 ||
