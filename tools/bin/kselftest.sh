@@ -57,11 +57,14 @@ done < <(table_rows "$list")
 # it includes changed.
 inst=$KSTOUT/install
 rm -rf "$inst"
+# The stamp lives in the build directory itself, so that a run whose KSTOUT links to another's
+# build directory (make skip-proof) reads the same one.
 stamp="$TREE $(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo no-git)"
-if [ "$(cat "$KSTOUT/build.tree" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$(readlink -f "$KSTOUT/build")"
-	mkdir -p "$(readlink -f "$KSTOUT/build")"
-	echo "$stamp" > "$KSTOUT/build.tree"
+build=$(readlink -f "$KSTOUT/build")
+if [ "$(cat "$build/.rm-tree" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$build"
+	mkdir -p "$build"
+	echo "$stamp" > "$build/.rm-tree"
 fi
 log "building the net selftests: make -C tools/testing/selftests TARGETS=net install"
 make -s -C "$TREE/tools/testing/selftests" TARGETS=net O="$KSTOUT/build" \
