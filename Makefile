@@ -15,7 +15,9 @@
 #   make selftest    the harness's own test: its result reader fed recorded logs (tools/test/)
 #   make soak        repeat the load and churn kselftests SOAK_RUNS times (default 20) in one
 #                    guest, debug kernel (FLAVOUR=plain: the test kernel); every failed run
-#                    with its output; SOAK_TESTS names the tests (kselftest/tests*.txt)
+#                    with its output; SOAK_TESTS names the tests (kselftest/tests*.txt),
+#                    SOAK_ARGS passes them options (-fexclusive: one fixture), SOAK_KUNIT
+#                    repeats KUnit cases instead
 #   make demo        rolling restart under load in QEMU: off / sysctl / bpf / drain, IPv4+IPv6,
 #                    table + results/demo.csv + results/demo.svg (RESULTS=dir)
 #   make demo-servers  real servers in QEMU: nginx and HAProxy (blue/green pairs on one port)
@@ -47,7 +49,9 @@
 #                    bug (results/stress-proof-<tree>.txt)
 #   make wake-proof  reuseport_migrate_wake against each wake-up it guards, removed
 #                    (tools/data/wake-proofs.txt): exactly the cases of that wake-up fail
-#                    (results/wake-proof-<tree>.txt)
+#                    (results/wake-proof-<tree>.txt); then make wakerace-proof: the race
+#                    suite's wake-up checks against the same reverts
+#                    (results/wakerace-proof-<tree>.txt)
 #   make leak-proof  reuseport_migrate_fault with a listener leaked on purpose
 #                    (tools/data/leak-proofs.txt): exactly the cases that leak it fail
 #                    (results/leak-proof-<tree>.txt; the debug kernel)
@@ -97,7 +101,7 @@ DEPS := qemu-system-x86 busybox-static ccache \
 
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
-	stable-proof stress-proof wake-proof leak-proof churn-proof accounting-proof orphan-proof \
+	stable-proof stress-proof wake-proof wakerace-proof leak-proof churn-proof accounting-proof orphan-proof \
 	shutdown-proof mptcp-proof skip-proof variant-diff \
 	posting bloat pristine-figures results help
 all: help
@@ -151,6 +155,10 @@ stress-proof: tree
 
 wake-proof: tree
 	tools/bin/revert-proof.sh wake
+	tools/bin/revert-proof.sh wakerace
+
+wakerace-proof: tree
+	tools/bin/revert-proof.sh wakerace
 
 leak-proof: tree
 	tools/bin/revert-proof.sh leak

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make stress-proof, make wake-proof, make leak-proof, make churn-proof, make accounting-proof,
-# make orphan-proof, make shutdown-proof, make mptcp-proof:
+# make stress-proof, make wake-proof, make wakerace-proof, make leak-proof, make churn-proof,
+# make accounting-proof, make orphan-proof, make shutdown-proof, make mptcp-proof:
 # the evidence that a test bites, by putting back the bug it guards against (or putting in the
 # one it exists for).  tools/data/<kind>-proofs.txt names the test ("test NAME", a kselftest of
 # kselftest/; or "test kunit FILTER", KUnit cases by kunit.py's filter glob) and what a
@@ -35,7 +35,7 @@
 # (STRESS_PROOFS, WAKE_PROOFS, ...) runs only the reverts it names.  One PASS/FAIL line per
 # revert, then "N passed, N failed"; the summary goes to RESULTS/<kind>-proof-<tree>.txt.
 # Usage: revert-proof.sh KIND, a kind with a tools/data/KIND-proofs.txt (stress, wake, leak,
-# churn, accounting, orphan, shutdown, mptcp)
+# churn, accounting, orphan, shutdown, mptcp, wakerace)
 . "$(dirname "$0")/../lib/common.sh"
 need unshare util-linux
 need patch patch
@@ -44,7 +44,7 @@ need_tree
 kind=${1:-}
 proofs=$REPO/tools/data/$kind-proofs.txt
 case $kind in
-''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, leak, churn, accounting, orphan, shutdown, mptcp)" ;;
+''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, wakerace, leak, churn, accounting, orphan, shutdown, mptcp)" ;;
 esac
 [ -f "$proofs" ] || die "revert-proof.sh $kind: no tools/data/$kind-proofs.txt"
 only_var=${kind^^}_PROOFS

@@ -15,6 +15,11 @@
 # churn per variant of reuseport_migrate_churn) and RS_SECONDS (seconds of load per case of
 # reuseport_migrate_stress) are passed on.
 #
+# SOAK_ARGS=ARGS (no spaces) is passed to each test program, as the runner's
+# KSELFTEST_<NAME>_ARGS: on 6.12 and later, whose kselftest_harness.h filters cases (-h lists
+# the options), SOAK_ARGS=-fexclusive repeats the cases of one fixture only.  The summary then
+# goes to soak-<tree>-<flavour>-<tests>-<args>.txt.
+#
 # SOAK_KUNIT=FILTER soaks KUnit cases instead (kunit.py's filter glob, e.g.
 # sock_reuseport_migrate_race.race_chosen_stops): SOAK_RUNS boots of the FLAVOUR kernel, each
 # running the cases FILTER selects (make kunit); a boot passes when every case passed and its log
@@ -27,6 +32,11 @@ tests=${SOAK_TESTS:-$default_tests}
 # The summary of a soak of other tests than the default names them (soak-6.1-plain-<tests>.txt).
 suffix=
 [ "$tests" = "$default_tests" ] || suffix=-$(echo "$tests" | tr -s " " "+" | sed "s/\.sh//g")
+args=${SOAK_ARGS:-}
+case $args in
+*[!A-Za-z0-9_.,=:-]*) die "SOAK_ARGS=$args: want options without spaces (e.g. -fexclusive)" ;;
+esac
+[ -z "$args" ] || suffix=$suffix-$(echo "$args" | tr -d -- "-=:,")
 results=${RESULTS:-$REPO/results}
 case $runs in
 ''|*[!0-9]*|0) die "SOAK_RUNS=$runs: want a number of runs, 1 or more" ;;
@@ -52,6 +62,13 @@ one_tree() {
 	mkdir -p "$out/failures"
 	[ -z "${RM_CHURN_SECONDS:-}" ] || cmdline="$cmdline rm.env=RM_CHURN_SECONDS=$RM_CHURN_SECONDS"
 	[ -z "${RS_SECONDS:-}" ] || cmdline="$cmdline rm.env=RS_SECONDS=$RS_SECONDS"
+	if [ -n "$args" ]; then
+		for t in $tests; do
+			# the runner's name: upper case, every other character than [A-Z0-9] a '_'
+			t=${t^^}
+			cmdline="$cmdline rm.env=KSELFTEST_${t//[^A-Z0-9]/_}_ARGS=$args"
+		done
+	fi
 
 	# The list: each test SOAK_RUNS times; the n-th line's run is labels[n - 1], <test>.<run>.
 	list=$out/tests.txt
@@ -102,7 +119,7 @@ one_tree() {
 	line="soak $KERNEL $FLAVOUR: $tests x $runs: $p passed, $((f - reports)) failed, $reports detector report(s), $secs s"
 	{
 		echo "$line"
-		echo "command: make soak KERNEL=$KERNEL FLAVOUR=$FLAVOUR SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}${RS_SECONDS:+ RS_SECONDS=$RS_SECONDS}"
+		echo "command: make soak KERNEL=$KERNEL FLAVOUR=$FLAVOUR SOAK_RUNS=$runs SOAK_TESTS=\"$tests\"${args:+ SOAK_ARGS=$args}${RM_CHURN_SECONDS:+ RM_CHURN_SECONDS=$RM_CHURN_SECONDS}${RS_SECONDS:+ RS_SECONDS=$RS_SECONDS}"
 		echo "kernel: $(sed -n 's/^rm-guest: nproc=\([0-9]*\).*kernel=\(.*\)/\2, nproc \1/p' "$glog")"
 		echo "tree: $(git -C "$TREE" log -1 --format='%h %s')"
 		for n in "${failed[@]}"; do echo "failed: $n"; done

@@ -29,6 +29,7 @@ KINDS = [
     ("stable-proof-", "make stable-proof"),
     ("stress-proof-", "make stress-proof"),
     ("wake-proof-", "make wake-proof"),
+    ("wakerace-proof-", "make wakerace-proof"),
     ("leak-proof-", "make leak-proof"),
     ("churn-proof-", "make churn-proof"),
     ("accounting-proof-", "make accounting-proof"),
