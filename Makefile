@@ -73,6 +73,10 @@
 #                    group, against a migration that hands it MPTCP children
 #                    (tools/data/mptcp-proofs.txt): exactly those cases fail
 #                    (results/mptcp-proof-<tree>.txt)
+#   make lockdep-proof  the race suite's SYN+ACK timer cases on the debug kernel against a
+#                    clone's timer deleted synchronously from another clone's timer
+#                    (tools/data/lockdep-proofs.txt): lockdep reports recursion and the
+#                    first "migrated twice" row fails (results/lockdep-proof-<tree>.txt)
 #   make skip-proof  the series' selftests in a guest without iptables and without their BPF
 #                    objects (tools/data/skip-proofs.txt): each skips, with the reason, what
 #                    needs them and passes the rest (results/skip-proof-<tree>.txt)
@@ -102,7 +106,7 @@ DEPS := qemu-system-x86 busybox-static ccache \
 .PHONY: all demo demo-servers bench deps tree export kunit kselftest check check-debug \
 	check-kcsan selftest soak series-check bisect-check standalone-check fix-proof \
 	stable-proof stress-proof wake-proof wakerace-proof leak-proof churn-proof accounting-proof orphan-proof \
-	shutdown-proof mptcp-proof skip-proof variant-diff \
+	shutdown-proof mptcp-proof lockdep-proof skip-proof variant-diff \
 	posting bloat pristine-figures results help
 all: help
 help:
@@ -177,6 +181,9 @@ shutdown-proof: tree
 
 mptcp-proof: tree
 	tools/bin/revert-proof.sh mptcp
+
+lockdep-proof: tree
+	tools/bin/revert-proof.sh lockdep
 
 skip-proof: tree
 	tools/bin/skip-proof.sh

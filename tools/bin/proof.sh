@@ -9,6 +9,9 @@
 #   before  pristine + patches 1..k-1 + what goes on top: at least one of those cases fails (a
 #           build error, a crash before the test ran, or a run without those cases is no proof)
 #   after   pristine + patches 1..k   + what goes on top: every one of those cases passes
+# A fix whose reproducer the states cannot carry (a test that needs later layers, a detector of
+# the debug kernel) names instead "proof KIND": make KIND-proof (tools/bin/revert-proof.sh), the
+# final tree with that fix reverted, must pass; it counts for both states of the patch.
 # What goes on top is the data file's "on-top" line: the patches that carry the reproducers, or
 # "rest" (every other patch of the series, in order); an "on-top-<tree>" line adds patches on
 # that tree only (the base fixups its net selftests need to build).  "drop-config CONFIG_..." lines leave
@@ -72,7 +75,9 @@ done < <(table_rows "$proofs")
 for p in "${patches[@]}"; do
 	[ -n "${line_of[$p]:-}" ] || die "tools/data/$kind-proofs.txt gives no reproducer for $p"
 	read -r k n r <<<"${line_of[$p]}"
-	case $k in kunit|kselftest) ;; *) die "tools/data/$kind-proofs.txt: $p: '$k': want kunit or kselftest" ;; esac
+	case $k in kunit|kselftest|proof) ;; *) die "tools/data/$kind-proofs.txt: $p: '$k': want kunit, kselftest or proof" ;; esac
+	[ "$k" != proof ] || [ -f "$REPO/tools/data/$n-proofs.txt" ] ||
+		die "tools/data/$kind-proofs.txt: $p: no tools/data/$n-proofs.txt for 'proof $n'"
 	[ -n "$n" ] || die "tools/data/$kind-proofs.txt: $p needs a test name"
 	kinds+=("$k") names+=("$n") regexes+=("$r")
 done
@@ -131,7 +136,7 @@ for ((k = 0; k <= ${#patches[@]}; k++)); do
 	log "state $k: pristine + $k $layer patch(es) + ${#top[@]} on top"
 	state "$k"
 	# after: patch k (the last one applied) must pass its reproducer.
-	if [ "$k" -gt 0 ]; then
+	if [ "$k" -gt 0 ] && [ "${kinds[$((k - 1))]}" != proof ]; then
 		i=$((k - 1))
 		what="${names[$i]}${regexes[$i]:+ /${regexes[$i]}/}"
 		out=$(cases "$i")
@@ -145,7 +150,7 @@ for ((k = 0; k <= ${#patches[@]}; k++)); do
 		fi
 	fi
 	# before: patch k+1 (not applied yet) must fail its reproducer, in the test's own cases.
-	if [ "$k" -lt "${#patches[@]}" ]; then
+	if [ "$k" -lt "${#patches[@]}" ] && [ "${kinds[$k]}" != proof ]; then
 		what="${names[$k]}${regexes[$k]:+ /${regexes[$k]}/}"
 		out=$(cases "$k")
 		total=$(printf '%s\n' "$out" | grep -c . || true)
@@ -158,6 +163,17 @@ for ((k = 0; k <= ${#patches[@]}; k++)); do
 		fi
 		cp "$PROOF/run.out" "$PROOF/before-$((k + 1)).out"
 	fi
+done
+# The fixes proven on the final tree, reverted: make KIND-proof's own verdict.
+for ((i = 0; i < ${#patches[@]}; i++)); do
+	[ "${kinds[$i]}" = proof ] || continue
+	log "${patches[$i]}: make ${names[$i]}-proof"
+	if "$REPO/tools/bin/revert-proof.sh" "${names[$i]}" >"$PROOF/run.out" 2>&1; then
+		report PASS "${patches[$i]}" revert "make ${names[$i]}-proof: $(grep -m 1 '^PASS ' "$PROOF/run.out" | cut -c6-)"
+	else
+		report FAIL "${patches[$i]}" revert "make ${names[$i]}-proof failed: $(grep -m 1 -E '^FAIL |error' "$PROOF/run.out" || tail -n 1 "$PROOF/run.out")"
+	fi
+	cp "$PROOF/run.out" "$PROOF/revert-$((i + 1)).out"
 done
 secs=$(( $(date +%s) - t0 ))
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make stress-proof, make wake-proof, make wakerace-proof, make leak-proof, make churn-proof,
-# make accounting-proof, make orphan-proof, make shutdown-proof, make mptcp-proof:
+# make accounting-proof, make orphan-proof, make shutdown-proof, make mptcp-proof,
+# make lockdep-proof:
 # the evidence that a test bites, by putting back the bug it guards against (or putting in the
 # one it exists for).  tools/data/<kind>-proofs.txt names the test ("test NAME", a kselftest of
 # kselftest/; or "test kunit FILTER", KUnit cases by kunit.py's filter glob) and what a
@@ -18,7 +19,9 @@
 #                   charge or a count left out, its orphaned-listener cases against a clone
 #                   that keeps SOCK_DEAD, the cases of a socket shut down before listen()
 #                   against a clone that clears what it copied, the MPTCP queue test's
-#                   plain-TCP-survivor cases against a migration that hands it MPTCP children)
+#                   plain-TCP-survivor cases against a migration that hands it MPTCP children,
+#                   the race suite's timer cases on a lockdep kernel against a clone's timer
+#                   deleted synchronously from another clone's)
 # With "expect cases", a line "show REGEX" names the guest log line quoted in the summary as an
 # example of how the cases failed (default: the first "Expected" line).
 # The tree with the revert is built and the test runs on it in QEMU (TCG, 2 vCPUs).  Without
@@ -35,7 +38,7 @@
 # (STRESS_PROOFS, WAKE_PROOFS, ...) runs only the reverts it names.  One PASS/FAIL line per
 # revert, then "N passed, N failed"; the summary goes to RESULTS/<kind>-proof-<tree>.txt.
 # Usage: revert-proof.sh KIND, a kind with a tools/data/KIND-proofs.txt (stress, wake, leak,
-# churn, accounting, orphan, shutdown, mptcp, wakerace)
+# churn, accounting, orphan, shutdown, mptcp, wakerace, lockdep)
 . "$(dirname "$0")/../lib/common.sh"
 need unshare util-linux
 need patch patch
@@ -44,7 +47,7 @@ need_tree
 kind=${1:-}
 proofs=$REPO/tools/data/$kind-proofs.txt
 case $kind in
-''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, wakerace, leak, churn, accounting, orphan, shutdown, mptcp)" ;;
+''|*[!a-z]*) die "usage: revert-proof.sh KIND (stress, wake, wakerace, leak, churn, accounting, orphan, shutdown, mptcp, lockdep)" ;;
 esac
 [ -f "$proofs" ] || die "revert-proof.sh $kind: no tools/data/$kind-proofs.txt"
 only_var=${kind^^}_PROOFS
