@@ -62,7 +62,8 @@
 #                    charge or a failure count left out (tools/data/accounting-proofs.txt):
 #                    exactly the cases of that account fail (results/accounting-proof-<tree>.txt)
 #   make orphan-proof  the race suite's cases for a child cloned from a listener close()
-#                    already orphaned, against a clone that keeps SOCK_DEAD
+#                    already stopped or orphaned (MPTCP too), against a clone that keeps
+#                    SOCK_DEAD or the listener's shutdown state
 #                    (tools/data/orphan-proofs.txt): exactly those cases fail
 #                    (results/orphan-proof-<tree>.txt)
 #   make shutdown-proof  the cases for children of a socket shut down before listen(), against

@@ -12,6 +12,9 @@
 # A fix whose reproducer the states cannot carry (a test that needs later layers, a detector of
 # the debug kernel) names instead "proof KIND": make KIND-proof (tools/bin/revert-proof.sh), the
 # final tree with that fix reverted, must pass; it counts for both states of the patch.
+# "also KIND PATCH..." adds such a proof for parts of fixes that have a reproducer of their own
+# (a later test that needs other layers): make KIND-proof runs once, and its verdict is
+# reported as a "revert" line of each PATCH.
 # What goes on top is the data file's "on-top" line: the patches that carry the reproducers, or
 # "rest" (every other patch of the series, in order); an "on-top-<tree>" line adds patches on
 # that tree only (the base fixups its net selftests need to build).  "drop-config CONFIG_..." lines leave
@@ -51,7 +54,7 @@ patch_of() {
 # and are not fixes.
 mapfile -t patches < <(series_patches | grep "^$layer/" | grep -v "^$layer/[0-9]*-selftests-" || true)
 [ "${#patches[@]}" -gt 0 ] || die "series/ has no $layer layer: nothing to prove on $KERNEL"
-top=() drop=() kinds=() names=() regexes=()
+top=() drop=() kinds=() names=() regexes=() also=()
 declare -A line_of=()
 while read -r key rest; do
 	case $key in
@@ -68,7 +71,13 @@ while read -r key rest; do
 		for t in $rest; do top+=("$(patch_of "$t")"); done
 		;;
 	drop-config) drop+=("$rest") ;;
-	*/*) line_of[$(patch_of "$key")]=$rest ;;
+	also) also+=("$rest") ;;
+	*/*)
+		# A line of another tree's own layer (stable-<tree>) is not this tree's.
+		b=$(layer_base "${key%%/*}")
+		[ -z "$b" ] || [ "$b" = "$KERNEL" ] || continue
+		line_of[$(patch_of "$key")]=$rest
+		;;
 	*) die "tools/data/$kind-proofs.txt: '$key': want on-top, on-top-<tree>, drop-config or a patch" ;;
 	esac
 done < <(table_rows "$proofs")
@@ -80,6 +89,12 @@ for p in "${patches[@]}"; do
 		die "tools/data/$kind-proofs.txt: $p: no tools/data/$n-proofs.txt for 'proof $n'"
 	[ -n "$n" ] || die "tools/data/$kind-proofs.txt: $p needs a test name"
 	kinds+=("$k") names+=("$n") regexes+=("$r")
+done
+for a in "${also[@]}"; do
+	read -r n ps <<<"$a"
+	[ -n "$ps" ] && [ -f "$REPO/tools/data/$n-proofs.txt" ] ||
+		die "tools/data/$kind-proofs.txt: 'also $a': want also KIND PATCH..., with a tools/data/KIND-proofs.txt"
+	for p in $ps; do patch_of "$p" >/dev/null; done
 done
 
 # The test kernel's KUnit config without the symbols the states lack.
@@ -174,6 +189,18 @@ for ((i = 0; i < ${#patches[@]}; i++)); do
 		report FAIL "${patches[$i]}" revert "make ${names[$i]}-proof failed: $(grep -m 1 -E '^FAIL |error' "$PROOF/run.out" || tail -n 1 "$PROOF/run.out")"
 	fi
 	cp "$PROOF/run.out" "$PROOF/revert-$((i + 1)).out"
+done
+# Parts of fixes proven the same way, besides their reproducer.
+for a in "${also[@]}"; do
+	read -r n ps <<<"$a"
+	log "$ps: make $n-proof"
+	if "$REPO/tools/bin/revert-proof.sh" "$n" >"$PROOF/run.out" 2>&1; then
+		st=PASS what="make $n-proof: $(tail -n 1 "$PROOF/run.out")"
+	else
+		st=FAIL what="make $n-proof failed: $(grep -m 1 -E '^FAIL |error' "$PROOF/run.out" || tail -n 1 "$PROOF/run.out")"
+	fi
+	for p in $ps; do report "$st" "$(patch_of "$p")" revert "$what"; done
+	cp "$PROOF/run.out" "$PROOF/also-$n.out"
 done
 secs=$(( $(date +%s) - t0 ))
 

@@ -16,8 +16,8 @@
 #                   must pass (the wake-up test against one wake-up removed, the fault test's
 #                   leak check against a leaked listener, the churn test against a failure
 #                   kind it does not explain, the race suite's accounting cases against a
-#                   charge or a count left out, its orphaned-listener cases against a clone
-#                   that keeps SOCK_DEAD, the cases of a socket shut down before listen()
+#                   charge or a count left out, its orphaned-listener and MPTCP cases against
+#                   a clone that keeps SOCK_DEAD or the shutdown state, the cases of a socket shut down before listen()
 #                   against a clone that clears what it copied, the MPTCP queue test's
 #                   plain-TCP-survivor cases against a migration that hands it MPTCP children,
 #                   the race suite's timer cases on a lockdep kernel against a clone's timer

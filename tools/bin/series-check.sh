@@ -14,7 +14,8 @@
 #   tags      From/Signed-off-by are the project identity, subject has a subsystem prefix,
 #             no duplicate subjects, Fixes: names a known upstream commit with its title;
 #             layers: every patch of net carries Fixes: (its selftests may not), a stable
-#             backport opens with "commit <sha> upstream." (or says its id is unconfirmed)
+#             backport opens with "commit <sha> upstream." (or says its id is unconfirmed,
+#             or, a fix for that stable branch alone, "[ Not in mainline: ...")
 #             and keeps upstream's Fixes:, no other layer carries Fixes:, and no patch
 #             outside test-only adds a kprobe or override_function_with_return()
 # per layer that is posted (net, net-next): at most 15 patches (maintainer-netdev.rst)
@@ -203,7 +204,7 @@ for p in "${patches[@]}"; do
 		# A stable backport keeps upstream's Fixes: and opens with the upstream commit,
 		# or says that its id could not be confirmed.
 		body=$(awk '/^$/{f=1; next} f && NF{print; exit}' "$pf")
-		echo "$body" | grep -Eq '^(commit [0-9a-f]{40} upstream\.|\[ Upstream commit id not confirmed)' ||
+		echo "$body" | grep -Eq '^(commit [0-9a-f]{40} upstream\.|\[ Upstream commit id not confirmed|\[ Not in mainline: )' ||
 			problems+=("a stable backport whose message does not open with 'commit <sha> upstream.'") ;;
 	*/*) ! grep -q '^Fixes: ' "$pf" || problems+=("Fixes: outside the net layer") ;;
 	esac
