@@ -22,8 +22,8 @@
 #
 # SOAK_KUNIT=FILTER soaks KUnit cases instead (kunit.py's filter glob, e.g.
 # sock_reuseport_migrate_race.race_chosen_stops): SOAK_RUNS boots of the FLAVOUR kernel, each
-# running the cases FILTER selects (make kunit); a boot passes when every case passed and its log
-# shows no detector report.  The summary goes to RESULTS/soak-<tree>-<flavour>-kunit-<FILTER>.txt.
+# running the cases FILTER selects (make kunit); a boot passes when every case passed and its
+# console (kunit.py's test.log, kept as run.<n>.console.log) shows no detector report.  The summary goes to RESULTS/soak-<tree>-<flavour>-kunit-<FILTER>.txt.
 FLAVOUR=${FLAVOUR:-debug}
 . "$(dirname "$0")/../lib/common.sh"
 runs=${SOAK_RUNS:-20}
@@ -146,11 +146,14 @@ one_tree_kunit() {
 	mkdir -p "$out"
 	log "$KERNEL ($FLAVOUR kernel): KUnit $kfilter, $runs boot(s)"
 	for i in $(seq 1 "$runs"); do
-		rm -f "$build/kunit.counts"
+		rm -f "$build/kunit.counts" "$build/test.log"
 		KUNIT_FILTER=$kfilter "$REPO/tools/bin/kunit.sh" > "$out/run.$i.log" 2>&1 || true
 		read -r -a counts < <(read_counts "$build/kunit.counts")
 		n=0
-		[ "$(flavour_field "$FLAVOUR" detectors)" = none ] || n=$(scan "$out/run.$i.log")
+		# The console (kunit.py's test.log), not its parsed output: a report outside a
+		# case's lines is not in the latter.
+		cp "$build/test.log" "$out/run.$i.console.log" 2>/dev/null || : > "$out/run.$i.console.log"
+		[ "$(flavour_field "$FLAVOUR" detectors)" = none ] || n=$(scan "$out/run.$i.console.log")
 		reports=$((reports + n))
 		[ -n "$cases" ] || cases=$((counts[0] + counts[1]))
 		if [ "${counts[1]}" = 0 ] && [ "${counts[0]}" -gt 0 ] && [ "$n" = 0 ]; then
